@@ -1,0 +1,337 @@
+// Command benchrender measures `siteops render` on synthetic fleets.
+//
+// Usage:
+//
+//	go run ./hack/benchrender -bin PATH [-sizes 1000,10000] [-shapes sno,ha] [-manifests 20] [-runs 3]
+//
+// For every size and shape it writes a fleet with the generator of
+// hack/fleetgen (package github.com/siteops/siteops/hack/fleetgen/gen) and
+// then runs, -runs times,
+//
+//	PATH render --root DIR --extra-manifests-dir DIR/extra-manifests DIR -o yaml
+//
+// with stdout counted and discarded. It measures the wall time of each run
+// and the peak resident set size of the child (ru_maxrss from wait4, Linux
+// only), and prints one table row per size and shape: the best and median
+// wall time, sites per second at the median, the output size, the highest
+// peak RSS over the runs, and the exit code. The methodology follows §7.2
+// of the SiteConfig reference (single process over the whole fleet, output
+// discarded, several runs because wall times on shared machines are noisy).
+//
+// A run that exits non-zero ends the runs of that size and shape, its exit
+// code goes into the table and the tail of its stderr is printed; after the
+// table, benchrender exits 1. MB in the table are 10^6 bytes.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/siteops/siteops/hack/fleetgen/gen"
+)
+
+// errRunFailed reports that at least one render exited non-zero.
+var errRunFailed = errors.New("some renders failed")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchrender:", err)
+		os.Exit(1)
+	}
+}
+
+// config holds the parsed flags.
+type config struct {
+	bin       string
+	sizes     []int
+	shapes    []gen.Shape
+	manifests int
+	runs      int
+	seed      int64
+	work      string
+	keep      bool
+	timeout   time.Duration
+}
+
+// result is one table row.
+type result struct {
+	size      int
+	shape     gen.Shape
+	runs      int             // renders started
+	walls     []time.Duration // one per successful run
+	outBytes  int64           // stdout bytes of the last run
+	peakRSS   int64           // bytes; -1 when unknown
+	exitCode  int
+	exitNote  string // "timeout" or "signal" when the child did not exit normally
+	generated time.Duration
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		return fmt.Errorf("parse flags: %w", err)
+	}
+	bin, err := exec.LookPath(cfg.bin)
+	if err != nil {
+		return fmt.Errorf("find siteops binary: %w", err)
+	}
+	if bin, err = filepath.Abs(bin); err != nil {
+		return fmt.Errorf("find siteops binary: %w", err)
+	}
+
+	work := cfg.work
+	if work == "" {
+		if work, err = os.MkdirTemp("", "benchrender-"); err != nil {
+			return fmt.Errorf("create work directory: %w", err)
+		}
+		if !cfg.keep {
+			defer os.RemoveAll(work)
+		}
+	}
+
+	var results []result
+	for _, size := range cfg.sizes {
+		for _, shape := range cfg.shapes {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			r, err := measure(ctx, cfg, bin, work, size, shape, stderr)
+			if err != nil {
+				return fmt.Errorf("%s x %d: %w", shape, size, err)
+			}
+			results = append(results, r)
+		}
+	}
+
+	if err := printTable(stdout, results); err != nil {
+		return fmt.Errorf("print table: %w", err)
+	}
+	if cfg.keep || cfg.work != "" {
+		fmt.Fprintf(stderr, "fleets kept in %s\n", work)
+	}
+	for _, r := range results {
+		if r.exitCode != 0 {
+			return errRunFailed
+		}
+	}
+	return nil
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("benchrender", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		cfg    config
+		sizes  = fs.String("sizes", "1000,10000", "comma-separated fleet sizes (number of SiteConfig files)")
+		shapes = fs.String("shapes", "sno,ha", "comma-separated cluster shapes: sno, ha, mixed")
+	)
+	fs.StringVar(&cfg.bin, "bin", "", "path of the siteops binary (required)")
+	fs.IntVar(&cfg.manifests, "manifests", gen.DefaultManifests, "number of extra-manifest files per fleet")
+	fs.IntVar(&cfg.runs, "runs", 3, "renders per size and shape")
+	fs.Int64Var(&cfg.seed, "seed", 1, "fleet generator seed")
+	fs.StringVar(&cfg.work, "work", "", "directory for the generated fleets (default: a temporary directory, removed at the end)")
+	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory with the generated fleets")
+	fs.DurationVar(&cfg.timeout, "timeout", 30*time.Minute, "limit for one render; 0 means none")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: benchrender -bin PATH [-sizes 1000,10000] [-shapes sno,ha] [-manifests 20] [-runs 3]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if cfg.bin == "" {
+		return cfg, errors.New("-bin is required")
+	}
+	if cfg.runs < 1 {
+		return cfg, fmt.Errorf("-runs %d: want at least 1", cfg.runs)
+	}
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 || n > gen.MaxSites {
+			return cfg, fmt.Errorf("-sizes: %q is not a size in 1..%d", s, gen.MaxSites)
+		}
+		cfg.sizes = append(cfg.sizes, n)
+	}
+	for _, s := range strings.Split(*shapes, ",") {
+		sh, err := gen.ParseShape(strings.TrimSpace(s))
+		if err != nil {
+			return cfg, fmt.Errorf("-shapes: %w", err)
+		}
+		cfg.shapes = append(cfg.shapes, sh)
+	}
+	return cfg, nil
+}
+
+// measure generates one fleet and renders it cfg.runs times.
+func measure(ctx context.Context, cfg config, bin, work string, size int, shape gen.Shape, stderr io.Writer) (result, error) {
+	r := result{size: size, shape: shape, peakRSS: -1}
+	dir := filepath.Join(work, fmt.Sprintf("%s-%d", shape, size))
+
+	start := time.Now()
+	if _, err := gen.Generate(dir, gen.Config{Sites: size, Shape: shape, Manifests: cfg.manifests, Seed: cfg.seed}); err != nil {
+		return r, fmt.Errorf("generate fleet: %w", err)
+	}
+	r.generated = time.Since(start)
+	fmt.Fprintf(stderr, "%s x %d: fleet written to %s in %s\n", shape, size, dir, r.generated.Round(time.Millisecond))
+
+	for i := range cfg.runs {
+		rr, err := renderOnce(ctx, bin, dir, cfg.timeout)
+		if err != nil {
+			return r, fmt.Errorf("run %d: %w", i+1, err)
+		}
+		r.runs++
+		r.peakRSS = max(r.peakRSS, rr.peakRSS)
+		r.exitCode, r.exitNote = rr.exitCode, rr.exitNote
+		if rr.exitCode != 0 {
+			if rr.stderrTail == "" {
+				rr.stderrTail = "(empty)"
+			}
+			fmt.Fprintf(stderr, "%s x %d: run %d exited %d after %s; stderr tail:\n%s\n",
+				shape, size, i+1, rr.exitCode, rr.wall.Round(time.Millisecond), rr.stderrTail)
+			break
+		}
+		r.walls = append(r.walls, rr.wall)
+		r.outBytes = rr.outBytes
+		fmt.Fprintf(stderr, "%s x %d: run %d: %s, %.1f MB out, peak RSS %s\n",
+			shape, size, i+1, rr.wall.Round(time.Millisecond), float64(rr.outBytes)/1e6, formatRSS(rr.peakRSS))
+	}
+	return r, nil
+}
+
+// runResult is one render.
+type runResult struct {
+	wall       time.Duration
+	outBytes   int64
+	peakRSS    int64 // bytes; -1 when unknown
+	exitCode   int
+	exitNote   string
+	stderrTail string
+}
+
+// renderOnce runs the siteops render command line on the fleet in dir. It
+// returns an error only when the child could not be started; a child that
+// fails is reported through exitCode.
+func renderOnce(ctx context.Context, bin, dir string, timeout time.Duration) (runResult, error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	var (
+		out  countWriter
+		tail = tailWriter{max: 4 << 10}
+	)
+	cmd := exec.CommandContext(ctx, bin, "render",
+		"--root", dir,
+		"--extra-manifests-dir", filepath.Join(dir, gen.ExtraManifestsDir),
+		dir,
+		"-o", "yaml")
+	cmd.Stdout = &out
+	cmd.Stderr = &tail
+	// After a timeout kill, do not wait forever for grandchildren that
+	// still hold the output pipes.
+	cmd.WaitDelay = 5 * time.Second
+
+	start := time.Now()
+	err := cmd.Run()
+	res := runResult{wall: time.Since(start), outBytes: out.n, peakRSS: -1, stderrTail: string(tail.b)}
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		return res, fmt.Errorf("start render: %w", err)
+	}
+	if ps := cmd.ProcessState; ps != nil {
+		if rss, ok := peakRSS(ps); ok {
+			res.peakRSS = rss
+		}
+		res.exitCode = ps.ExitCode()
+		if res.exitCode == -1 {
+			res.exitNote = "signal"
+			if ctx.Err() != nil {
+				res.exitNote = "timeout"
+			}
+		}
+	}
+	return res, nil
+}
+
+func printTable(w io.Writer, results []result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "SIZE\tSHAPE\tRUNS\tBEST\tMEDIAN\tSITES/S\tOUTPUT MB\tPEAK RSS MB\tEXIT\t")
+	for _, r := range results {
+		best, median, rate, outMB := "-", "-", "-", "-"
+		if len(r.walls) > 0 {
+			b, m := bestMedian(r.walls)
+			best, median = formatSeconds(b), formatSeconds(m)
+			rate = fmt.Sprintf("%.0f", float64(r.size)/m.Seconds())
+			outMB = fmt.Sprintf("%.1f", float64(r.outBytes)/1e6)
+		}
+		exit := strconv.Itoa(r.exitCode)
+		if r.exitNote != "" {
+			exit += " (" + r.exitNote + ")"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+			r.size, r.shape, r.runs, best, median, rate, outMB, formatRSS(r.peakRSS), exit)
+	}
+	return tw.Flush()
+}
+
+// bestMedian returns the shortest and the median duration of ds (the mean
+// of the two middle values for an even count).
+func bestMedian(ds []time.Duration) (best, median time.Duration) {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[0], s[n/2]
+	}
+	return s[0], (s[n/2-1] + s[n/2]) / 2
+}
+
+func formatSeconds(d time.Duration) string { return fmt.Sprintf("%.2fs", d.Seconds()) }
+
+func formatRSS(b int64) string {
+	if b < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", float64(b)/1e6)
+}
+
+// countWriter counts and discards what is written to it.
+type countWriter struct{ n int64 }
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
+}
+
+// tailWriter keeps the last max bytes written to it.
+type tailWriter struct {
+	max int
+	b   []byte
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if over := len(t.b) - t.max; over > 0 {
+		t.b = append(t.b[:0], t.b[over:]...)
+	}
+	return len(p), nil
+}

@@ -1,0 +1,69 @@
+// Package cli is the siteops command line: flags, wiring and exit codes.
+// Each command binds its flags and calls the packages that do the work;
+// nothing here is logic a package test could not reach.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes shared by every command.
+const (
+	ExitOK      = 0 // everything succeeded
+	ExitFailure = 1 // some site or input failed; the rest was done
+	ExitUsage   = 2 // the command line was wrong; nothing was done
+)
+
+// exitError carries an exit code out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageError(format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// errFailed reports that problems were already printed.
+var errFailed = &exitError{code: ExitFailure, err: errors.New("some sites failed")}
+
+// Main runs the command line and returns the process exit code.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee != errFailed {
+			fmt.Fprintf(stderr, "siteops: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	// cobra's own errors: unknown flags, wrong argument counts.
+	fmt.Fprintf(stderr, "siteops: %v\nRun 'siteops --help' for usage.\n", err)
+	return ExitUsage
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "siteops",
+		Short:         "GitOps for bare-metal OpenShift fleets: render, check and install sites from Git",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.AddCommand(newRenderCommand(stdout, stderr))
+	return root
+}

@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/siteops/siteops/render"
+	"github.com/siteops/siteops/sites"
+)
+
+type renderFlags struct {
+	root         string
+	manifestsDir string
+	output       string
+	outDir       string
+	strict       bool
+	maxFileSize  int64
+}
+
+func newRenderCommand(stdout, stderr io.Writer) *cobra.Command {
+	f := &renderFlags{}
+	cmd := &cobra.Command{
+		Use:   "render [PATH...]",
+		Short: "Render sites into the resources the assisted installer consumes",
+		Long: `Render reads SiteConfig files (files, directories, or ZTP kustomization
+directories whose generators: list SiteConfigs) and prints, per site, the
+Namespace, ClusterDeployment, AgentClusterInstall, InfraEnv, NMStateConfigs,
+BareMetalHosts, HostFirmwareSettings, extra-manifest ConfigMap, ManagedCluster
+and KlusterletAddonConfig, ordered by sync wave, kind, namespace and name.
+
+Paths inside sites (extra manifests, crTemplates, BIOS profiles) are relative
+to --root and may not leave it. A broken site is reported on stderr with its
+file, line, field and a fix; the other sites are still rendered.
+
+Exit status: 0 all sites rendered, 1 some failed, 2 usage error.`,
+		Example: `  siteops render examples/fleet --extra-manifests-dir examples/extra-manifests
+  siteops render --root fleet fleet/site1.yaml -o json
+  siteops render . --out-dir rendered/`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRender(cmd, f, args, stdout, stderr)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.root, "root", ".", "fleet root: paths inside sites resolve against it and may not leave it")
+	fl.StringVar(&f.manifestsDir, "extra-manifests-dir", "", "default extra-manifest directory (empty set when unset)")
+	fl.StringVarP(&f.output, "output", "o", string(render.FormatYAML), fmt.Sprintf("output format: %v", render.Formats()))
+	fl.StringVar(&f.outDir, "out-dir", "", "write one file per site into this directory instead of stdout")
+	fl.BoolVar(&f.strict, "strict", false, "treat unknown fields as errors")
+	fl.Int64Var(&f.maxFileSize, "max-file-size", sites.DefaultMaxFileSize, "largest input file read, in bytes")
+	return cmd
+}
+
+func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr io.Writer) error {
+	enc, err := render.NewEncoder(render.Format(f.output))
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if f.maxFileSize <= 0 {
+		return usageError("--max-file-size must be positive")
+	}
+	root, err := os.OpenRoot(f.root)
+	if err != nil {
+		return usageError("--root %s: %v", f.root, err)
+	}
+	defer root.Close()
+	if len(args) == 0 {
+		args = []string{"."}
+	}
+	paths, err := rootRelative(f.root, args)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	var opts []render.Option
+	if f.manifestsDir != "" {
+		dir, err := sites.ReadManifestDir(os.DirFS(f.manifestsDir), ".")
+		if err != nil {
+			return usageError("--extra-manifests-dir %s: %v", f.manifestsDir, err)
+		}
+		dir.Path = f.manifestsDir
+		opts = append(opts, render.WithDefaultManifests(dir))
+	}
+	fleet, err := sites.Load(cmd.Context(), root.FS(), paths,
+		sites.WithStrict(f.strict), sites.WithMaxFileSize(f.maxFileSize))
+	if err != nil {
+		return err
+	}
+	failed := report(stderr, fleet.Problems)
+
+	out := render.NewStreamWriter(stdout, enc)
+	if f.outDir != "" {
+		if err := os.MkdirAll(f.outDir, 0o755); err != nil {
+			return fmt.Errorf("--out-dir: %w", err)
+		}
+	}
+	r := render.New(opts...)
+	err = r.Stream(cmd.Context(), fleet.Sites, enc, func(res render.Result) error {
+		if report(stderr, res.Problems) || res.Bundle == nil {
+			failed = true
+			return nil
+		}
+		if f.outDir != "" {
+			return writeSiteFile(f.outDir, res.Site.Name+enc.Ext(), enc, res.Encoded)
+		}
+		return out.Write(res.Encoded)
+	})
+	if err != nil {
+		return err
+	}
+	if f.outDir == "" {
+		if err := out.Close(); err != nil {
+			return err
+		}
+	}
+	if failed {
+		return errFailed
+	}
+	return nil
+}
+
+// report prints problems and says whether any is an error.
+func report(w io.Writer, ps sites.Problems) bool {
+	for _, p := range ps {
+		fmt.Fprintln(w, p.Error())
+	}
+	return ps.HasErrors()
+}
+
+// rootRelative turns command-line paths into slash paths inside root.
+func rootRelative(root string, args []string) ([]string, error) {
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(args))
+	for i, a := range args {
+		abs, err := filepath.Abs(a)
+		if err != nil {
+			return nil, err
+		}
+		rel, err := filepath.Rel(absRoot, abs)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, fmt.Errorf("%s is outside the fleet root %s; pass --root", a, root)
+		}
+		out[i] = filepath.ToSlash(rel)
+	}
+	return out, nil
+}
+
+// writeSiteFile writes one site's output atomically.
+func writeSiteFile(dir, name string, enc render.Encoder, chunk []byte) error {
+	tmp, err := os.CreateTemp(dir, ".siteops-*")
+	if err != nil {
+		return err
+	}
+	sw := render.NewStreamWriter(tmp, enc)
+	if err := sw.Write(chunk); err == nil {
+		err = sw.Close()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(dir, name))
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,280 @@
+package render
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"text/template"
+
+	"github.com/siteops/siteops/internal/yamlenc"
+	"github.com/siteops/siteops/sites"
+)
+
+// Extra manifests: the files of the manifest directories, rendered into the
+// data of the cluster's ConfigMap (siteconfig-v1.md §5.2, §5.5).
+
+// maxTemplateOutput bounds what one extra-manifest template may produce:
+// templates come from the repository, which is not trusted.
+const maxTemplateOutput = 4 << 20
+
+// manifestEntry is one key of the ConfigMap.
+type manifestEntry struct {
+	text string
+	// content is the parsed manifest; nil for template output.
+	content map[string]any
+	// mergeable entries are static MachineConfigs of the default or search
+	// path directories, which mergeDefaultMachineConfigs folds together.
+	mergeable bool
+}
+
+// staticManifest is a parsed, annotated and serialized static file. It is
+// the same for every site, so it is computed once per file.
+type staticManifest struct {
+	content map[string]any
+	text    string
+	err     error
+}
+
+func (r *Renderer) static(f *sites.File) *staticManifest {
+	if v, ok := r.statics.Load(f); ok {
+		return v.(*staticManifest)
+	}
+	m := &staticManifest{}
+	m.content, m.text, m.err = annotateManifest(f.Path, f.Data)
+	v, _ := r.statics.LoadOrStore(f, m)
+	return v.(*staticManifest)
+}
+
+func (r *Renderer) template(f *sites.File) (*template.Template, error) {
+	type parsed struct {
+		t   *template.Template
+		err error
+	}
+	if v, ok := r.templates.Load(f); ok {
+		p := v.(parsed)
+		return p.t, p.err
+	}
+	t, err := template.New(path.Base(f.Path)).Option("missingkey=error").Parse(string(f.Data))
+	if err != nil {
+		err = fmt.Errorf("template %s does not parse: %v", f.Path, err)
+	}
+	r.templates.Store(f, parsed{t, err})
+	return t, err
+}
+
+// annotateManifest parses a manifest, marks it as generated and serializes it.
+func annotateManifest(file string, data []byte) (map[string]any, string, error) {
+	content, err := sites.DecodeManifest(file, data)
+	if err != nil {
+		return nil, "", err
+	}
+	ensureMap(content, "metadata", "annotations")[AnnotationZTPGenerated] = AnnotationZTPGeneratedValue
+	text, err := yamlenc.Marshal(content)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %v", file, err)
+	}
+	return content, string(text), nil
+}
+
+// limitedBuffer fails writes past its limit.
+type limitedBuffer struct {
+	bytes.Buffer
+	limit int
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.limit {
+		return 0, fmt.Errorf("template output is over %d bytes", b.limit)
+	}
+	return b.Buffer.Write(p)
+}
+
+// templateData is what an extra-manifest template sees: .Role and .Data,
+// the whole cluster by the generator's Go field names.
+type templateData struct {
+	Role string
+	Data *sites.Clusters
+}
+
+// extraManifests computes the ConfigMap data for the site.
+func (r *siteRender) extraManifests() (map[string]manifestEntry, error) {
+	c := r.cluster
+	entries := map[string]manifestEntry{}
+	var dirs []*sites.ManifestDir
+	var userDir *sites.ManifestDir
+	if c.ExtraManifests.SearchPaths != nil {
+		for _, p := range *c.ExtraManifests.SearchPaths {
+			dirs = append(dirs, r.site.Files.Dirs[p])
+		}
+	} else {
+		if r.r.o.defaultManifests != nil {
+			dirs = append(dirs, r.r.o.defaultManifests)
+		}
+		if c.ExtraManifestPath != "" {
+			userDir = r.site.Files.Dirs[c.ExtraManifestPath]
+		}
+	}
+	roles := r.site.Roles()
+	var workload *sites.ManifestDir
+	for _, d := range dirs {
+		if d == nil {
+			return nil, fmt.Errorf("an extra-manifest directory was not loaded")
+		}
+		if d.Workload != nil {
+			workload = d.Workload
+		}
+		if err := r.addDir(entries, d, roles, true); err != nil {
+			return nil, err
+		}
+	}
+	if userDir != nil {
+		user := map[string]manifestEntry{}
+		if err := r.addDir(user, userDir, roles, false); err != nil {
+			return nil, err
+		}
+		for name, e := range user {
+			if _, taken := entries[name]; taken {
+				return nil, fmt.Errorf("extraManifestPath file %s has the name of a default extra manifest; rename it (default manifests cannot be overwritten)", name)
+			}
+			entries[name] = e
+		}
+	}
+	if err := r.addWorkload(entries, workload); err != nil {
+		return nil, err
+	}
+	if err := filterManifests(entries, c.ExtraManifests.Filter); err != nil {
+		return nil, err
+	}
+	if c.MergeDefaultMachineConfigs {
+		if err := mergeMachineConfigs(entries); err != nil {
+			return nil, err
+		}
+	}
+	return entries, nil
+}
+
+func (r *siteRender) addDir(entries map[string]manifestEntry, d *sites.ManifestDir, roles []string, mergeable bool) error {
+	for _, f := range d.Files {
+		name := path.Base(f.Path)
+		if !strings.HasSuffix(name, ".tmpl") {
+			m := r.r.static(f)
+			if m.err != nil {
+				return m.err
+			}
+			entries[name] = manifestEntry{text: m.text, content: m.content, mergeable: mergeable}
+			continue
+		}
+		t, err := r.r.template(f)
+		if err != nil {
+			return err
+		}
+		for _, role := range roles {
+			out := &limitedBuffer{limit: maxTemplateOutput}
+			if err := t.Execute(out, templateData{Role: role, Data: r.cluster}); err != nil {
+				return fmt.Errorf("template %s (role %s): %v", f.Path, role, err)
+			}
+			if strings.TrimSpace(out.String()) == "" {
+				continue // a template may render nothing for a role
+			}
+			_, text, err := annotateManifest(f.Path, out.Bytes())
+			if err != nil {
+				return fmt.Errorf("output of template %s for role %s: %v", f.Path, role, err)
+			}
+			entries[role+"-"+strings.TrimSuffix(name, ".tmpl")] = manifestEntry{text: text}
+		}
+	}
+	return nil
+}
+
+// Files of the legacy workload-partitioning directory (siteconfig-v1.md §5.5).
+const (
+	workloadManifest = "03-workload-partitioning.yaml"
+	workloadCrio     = "crio.conf"
+	workloadKubelet  = "kubelet.conf"
+)
+
+// addWorkload renders the legacy cpuset workload partitioning: SNO only,
+// and only when a manifest directory has a workload/ folder.
+func (r *siteRender) addWorkload(entries map[string]manifestEntry, dir *sites.ManifestDir) error {
+	c := r.cluster
+	if dir == nil || c.ClusterType != sites.ClusterTypeSNO {
+		return nil
+	}
+	files := map[string]*sites.File{}
+	for _, f := range dir.Files {
+		files[path.Base(f.Path)] = f
+	}
+	for i := range c.Nodes {
+		n := &c.Nodes[i]
+		if n.Cpuset == "" {
+			continue
+		}
+		tmpl, crio, kubelet := files[workloadManifest], files[workloadCrio], files[workloadKubelet]
+		if tmpl == nil || crio == nil || kubelet == nil {
+			return fmt.Errorf("cpuset needs %s, %s and %s in %s", workloadManifest, workloadCrio, workloadKubelet, dir.Path)
+		}
+		role := n.Role
+		if role == "" {
+			role = sites.RoleMaster
+		}
+		enc := func(f *sites.File) string {
+			return base64.StdEncoding.EncodeToString([]byte(strings.ReplaceAll(string(f.Data), "$cpuset", n.Cpuset)))
+		}
+		text := strings.NewReplacer("$crio", enc(crio), "$k8s", enc(kubelet), "$mcp", role).Replace(string(tmpl.Data))
+		content, out, err := annotateManifest(tmpl.Path, []byte(text))
+		if err != nil {
+			return err
+		}
+		entries["03-"+role+"-"+strings.TrimPrefix(workloadManifest, "03-")] = manifestEntry{text: out, content: content}
+	}
+	return nil
+}
+
+// filterManifests applies extraManifests.filter (siteconfig-v1.md §5.2).
+func filterManifests(entries map[string]manifestEntry, f *sites.Filter) error {
+	if f == nil {
+		return nil
+	}
+	check := func(list []string, which string) error {
+		for _, name := range list {
+			if _, ok := entries[name]; !ok {
+				return fmt.Errorf("extraManifests.filter.%s names %s, which is not an extra manifest of this cluster (have: %s)", which, name, strings.Join(sortedKeys(entries), ", "))
+			}
+		}
+		return nil
+	}
+	if f.InclusionDefault != nil && strings.EqualFold(*f.InclusionDefault, "exclude") {
+		if err := check(f.Include, "include"); err != nil {
+			return err
+		}
+		keep := map[string]bool{}
+		for _, n := range f.Include {
+			keep[n] = true
+		}
+		for name := range entries {
+			if !keep[name] {
+				delete(entries, name)
+			}
+		}
+		return nil
+	}
+	if err := check(f.Exclude, "exclude"); err != nil {
+		return err
+	}
+	for _, n := range f.Exclude {
+		delete(entries, n)
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

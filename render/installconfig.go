@@ -1,0 +1,68 @@
+package render
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/siteops/siteops/sites"
+)
+
+// installConfigOverrides builds the install-config-overrides annotation of
+// the AgentClusterInstall the way the generator does (siteconfig-v1.md
+// §5.1): the network type, then cpuPartitioningMode, then the user's
+// overrides, JSON-merged when they carry "networking" and appended as text
+// otherwise (which keeps their spacing).
+func installConfigOverrides(c *sites.Clusters) (string, error) {
+	nt, err := json.Marshal(c.NetworkType)
+	if err != nil {
+		return "", fmt.Errorf("networkType cannot be written as JSON: %v", err)
+	}
+	base := `{"networking":{"networkType":` + string(nt) + `}}`
+	overrides := c.InstallConfigOverrides
+	if c.CPUPartitioning == sites.CPUPartitioningAllNodes {
+		obj := map[string]any{}
+		if strings.TrimSpace(overrides) != "" {
+			if err := json.Unmarshal([]byte(overrides), &obj); err != nil {
+				return "", fmt.Errorf("installConfigOverrides is not a JSON object: %v", err)
+			}
+		}
+		obj["cpuPartitioningMode"] = string(sites.CPUPartitioningAllNodes)
+		b, _ := json.Marshal(obj)
+		overrides = string(b)
+	}
+	if strings.TrimSpace(overrides) == "" {
+		return base, nil
+	}
+	var parsed map[string]any
+	if err := json.Unmarshal([]byte(overrides), &parsed); err != nil {
+		return "", fmt.Errorf("installConfigOverrides is not a JSON object: %v", err)
+	}
+	if len(parsed) == 0 {
+		return base, nil
+	}
+	if userNet, ok := parsed["networking"]; ok {
+		net, ok := userNet.(map[string]any)
+		if !ok {
+			return "", errors.New(`installConfigOverrides: "networking" must be a JSON object`)
+		}
+		net["networkType"] = c.NetworkType // the SiteConfig's networkType wins
+		b, err := json.Marshal(parsed)
+		if err != nil {
+			return "", err
+		}
+		return string(b), nil
+	}
+	// The generator splices the text in: base without its last "}", a
+	// comma, the overrides without their first "{".
+	i := strings.Index(overrides, "{")
+	if i < 0 || strings.TrimSpace(overrides[:i]) != "" {
+		return "", errors.New("installConfigOverrides must start with {")
+	}
+	out := base[:len(base)-1] + "," + overrides[i+1:]
+	if !json.Valid([]byte(out)) {
+		return "", errors.New("installConfigOverrides cannot be merged into the install-config overrides; check its JSON")
+	}
+	return out, nil
+}

@@ -1,0 +1,161 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	metal3 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	aiv1beta1 "github.com/siteops/siteops/apis/agentinstall/v1beta1"
+	"github.com/siteops/siteops/sites"
+)
+
+// Builders of the per-node resources (siteconfig-v1.md §3.1, §5.6, §5.8).
+
+func (r *siteRender) nmStateConfig(i int) (any, error) {
+	c, n := r.cluster, &r.cluster.Nodes[i]
+	md := r.meta(KindNMStateConfig, n.HostName, c.ClusterName)
+	md.Labels = map[string]string{LabelNMState: c.ClusterName}
+	nm := &aiv1beta1.NMStateConfig{
+		TypeMeta:   typeMeta(aiv1beta1.SchemeGroupVersion.String(), KindNMStateConfig),
+		ObjectMeta: md,
+	}
+	if len(n.NodeNetwork.Config) > 0 {
+		raw, err := json.Marshal(n.NodeNetwork.Config)
+		if err != nil {
+			return nil, r.fieldError(fmt.Sprintf("nodes[%d].nodeNetwork.config", i), "%v", err)
+		}
+		nm.Spec.Config = runtime.RawExtension{Raw: raw}
+	}
+	for _, itf := range n.NodeNetwork.Interfaces {
+		nm.Spec.Interfaces = append(nm.Spec.Interfaces, &aiv1beta1.Interface{Name: itf.Name, MacAddress: itf.MacAddress})
+	}
+	return nm, nil
+}
+
+func (r *siteRender) bareMetalHost(i int) (any, error) {
+	c, n := r.cluster, &r.cluster.Nodes[i]
+	md := r.meta(KindBareMetalHost, n.HostName, c.ClusterName)
+	md.Labels = map[string]string{LabelInfraEnv: c.ClusterName}
+	a := md.Annotations
+	if n.IronicInspect == InspectDisabled {
+		a[AnnotationInspect] = InspectDisabled
+	}
+	for k, v := range n.NodeLabels {
+		a[AnnotationBMACNodeLabelPrefix+k] = v
+	}
+	setIf(a, AnnotationBMACHostname, n.HostName)
+	setIf(a, AnnotationBMACInstallerArgs, n.InstallerArgs)
+	setIf(a, AnnotationBMACIgnitionOverride, n.IgnitionConfigOverride)
+	setIf(a, AnnotationBMACRole, n.Role)
+	bmh := &metal3.BareMetalHost{
+		TypeMeta:   typeMeta(metal3.GroupVersion.String(), KindBareMetalHost),
+		ObjectMeta: md,
+		Spec: metal3.BareMetalHostSpec{
+			BootMode: metal3.BootMode(n.BootMode),
+			BMC: metal3.BMCDetails{
+				Address:                        n.BmcAddress,
+				CredentialsName:                n.BmcCredentialsName.Name,
+				DisableCertificateVerification: true,
+			},
+			BootMACAddress:        n.BootMACAddress,
+			AutomatedCleaningMode: metal3.AutomatedCleaningMode(n.AutomatedCleaningMode),
+			Online:                true,
+		},
+	}
+	field := fmt.Sprintf("nodes[%d]", i)
+	if len(n.RootDeviceHints) > 0 {
+		bmh.Spec.RootDeviceHints = &metal3.RootDeviceHints{}
+		if err := strictConvert(n.RootDeviceHints, bmh.Spec.RootDeviceHints); err != nil {
+			return nil, r.fieldError(field+".rootDeviceHints", "%v", err)
+		}
+	}
+	if len(n.UserData) > 0 {
+		bmh.Spec.UserData = &corev1.SecretReference{}
+		if err := strictConvert(n.UserData, bmh.Spec.UserData); err != nil {
+			return nil, r.fieldError(field+".userData", "%v (userData names a Secret: name and namespace)", err)
+		}
+	}
+	return bmh, nil
+}
+
+func setIf(m map[string]string, k, v string) {
+	if v != "" {
+		m[k] = v
+	}
+}
+
+// strictConvert copies free-form input into a typed field, refusing keys
+// the type does not have: the hub would drop them without a word.
+func strictConvert(in map[string]any, out any) error {
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(out); err != nil {
+		return fmt.Errorf("not accepted by the BareMetalHost schema: %v", err)
+	}
+	return nil
+}
+
+// biosPath finds a node's BIOS profile: node, then cluster, then site.
+func (r *siteRender) biosPath(i int) string {
+	if p := r.cluster.Nodes[i].BiosConfigRef.FilePath; p != "" {
+		return p
+	}
+	if p := r.cluster.BiosConfigRef.FilePath; p != "" {
+		return p
+	}
+	return r.site.Spec().BiosConfigRef.FilePath
+}
+
+func (r *siteRender) hostFirmwareSettings(i int) (any, error) {
+	c, n := r.cluster, &r.cluster.Nodes[i]
+	p := r.biosPath(i)
+	f := r.site.Files.Files[p]
+	if f == nil {
+		return nil, r.fieldError(fmt.Sprintf("nodes[%d].biosConfigRef.filePath", i), "BIOS profile %s was not loaded", p)
+	}
+	settings, err := biosSettings(f)
+	if err != nil {
+		return nil, r.fieldError(fmt.Sprintf("nodes[%d].biosConfigRef.filePath", i), "%v", err)
+	}
+	return &metal3.HostFirmwareSettings{
+		TypeMeta:   typeMeta(metal3.GroupVersion.String(), KindHostFirmwareSettings),
+		ObjectMeta: r.meta(KindHostFirmwareSettings, n.HostName, c.ClusterName),
+		Spec:       metal3.HostFirmwareSettingsSpec{Settings: settings},
+	}, nil
+}
+
+// biosSettings reads a flat YAML map of BIOS settings; every value becomes
+// a string (siteconfig-v1.md §5.6).
+func biosSettings(f *sites.File) (metal3.DesiredSettingsMap, error) {
+	m, err := sites.DecodeManifest(f.Path, f.Data)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(metal3.DesiredSettingsMap, len(m))
+	for _, k := range keys {
+		switch v := m[k].(type) {
+		case map[string]any, []any:
+			return nil, fmt.Errorf("%s: setting %q is not a plain value; a BIOS profile is a flat map of setting: value", f.Path, k)
+		case nil:
+			out[k] = intstr.FromString("")
+		default:
+			out[k] = intstr.FromString(fmt.Sprint(v))
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,130 @@
+package render
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strconv"
+
+	"github.com/siteops/siteops/internal/yamlenc"
+)
+
+// Object is one rendered resource: its identity, its sync wave and its
+// content as JSON-compatible data.
+type Object struct {
+	APIVersion string
+	Kind       string
+	Namespace  string
+	Name       string
+	Wave       int
+	Content    map[string]any
+}
+
+// Ref names an object as kind namespace/name.
+func (o *Object) Ref() string {
+	if o.Namespace == "" {
+		return o.Kind + " " + o.Name
+	}
+	return o.Kind + " " + o.Namespace + "/" + o.Name
+}
+
+// Bundle is everything one site renders to, in apply order.
+type Bundle struct {
+	Site    string
+	Objects []*Object
+}
+
+// Hash is a digest of the bundle's content, stable across runs: it changes
+// exactly when what would be applied changes.
+func (b *Bundle) Hash() (string, error) {
+	h := sha256.New()
+	var buf []byte
+	for _, o := range b.Objects {
+		var err error
+		buf, err = yamlenc.Append(buf[:0], o.Content)
+		if err != nil {
+			return "", err
+		}
+		h.Write(buf)
+		h.Write([]byte("---\n"))
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Sort puts objects in apply order: sync wave, then kind (namespaces and
+// built-in kinds first), then namespace, then name.
+func Sort(objs []*Object) {
+	sort.SliceStable(objs, func(i, j int) bool {
+		a, b := objs[i], objs[j]
+		if a.Wave != b.Wave {
+			return a.Wave < b.Wave
+		}
+		if ka, kb := kindRank(a.Kind), kindRank(b.Kind); ka != kb {
+			return ka < kb
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+}
+
+func kindRank(kind string) int {
+	for i, k := range kindOrder {
+		if k == kind {
+			return i
+		}
+	}
+	return len(kindOrder)
+}
+
+// waveOf reads an object's sync-wave annotation (default 0).
+func waveOf(content map[string]any) int {
+	ann, _ := nestedMap(content, "metadata", "annotations")
+	if s, ok := ann[AnnotationSyncWave].(string); ok {
+		if w, err := strconv.Atoi(s); err == nil {
+			return w
+		}
+	}
+	return 0
+}
+
+// nestedMap returns the map at the given keys, if there is one.
+func nestedMap(m map[string]any, keys ...string) (map[string]any, bool) {
+	for _, k := range keys {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		m = next
+	}
+	return m, true
+}
+
+// ensureMap returns the map at the given keys, creating it if needed.
+func ensureMap(m map[string]any, keys ...string) map[string]any {
+	for _, k := range keys {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+	return m
+}
+
+func str(m map[string]any, keys ...string) string {
+	if len(keys) == 0 {
+		return ""
+	}
+	parent, ok := nestedMap(m, keys[:len(keys)-1]...)
+	if !ok {
+		return ""
+	}
+	s, _ := parent[keys[len(keys)-1]].(string)
+	return s
+}

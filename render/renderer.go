@@ -1,0 +1,309 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/siteops/siteops/sites"
+)
+
+// Option configures a Renderer.
+type Option func(*options)
+
+type options struct {
+	defaultManifests *sites.ManifestDir
+}
+
+// WithDefaultManifests sets the default extra-manifest directory (the
+// generator's -manifestPath). Without it the default set is empty.
+func WithDefaultManifests(d *sites.ManifestDir) Option {
+	return func(o *options) { o.defaultManifests = d }
+}
+
+// Renderer renders sites. It caches what every site shares (parsed
+// extra manifests and templates), so one Renderer should serve a whole
+// fleet; it is safe for concurrent use.
+type Renderer struct {
+	o         options
+	statics   sync.Map // *sites.File -> *staticManifest
+	templates sync.Map // *sites.File -> parsed template
+}
+
+// New returns a Renderer.
+func New(opts ...Option) *Renderer {
+	r := &Renderer{}
+	for _, opt := range opts {
+		opt(&r.o)
+	}
+	return r
+}
+
+// Render renders one site into its bundle. It does no I/O: everything the
+// site refers to was read when it was loaded. When the site cannot be
+// rendered the bundle is nil and the problems say why; warnings may come
+// with a bundle.
+func (r *Renderer) Render(s *sites.Site) (*Bundle, sites.Problems) {
+	sr := &siteRender{r: r, site: s, cluster: s.Cluster}
+	objs, err := sr.render()
+	if err != nil {
+		var p sites.Problem
+		if !errors.As(err, &p) {
+			p = s.Problem(s.FieldPath(""), "%v", err)
+		}
+		return nil, append(sr.problems, p)
+	}
+	Sort(objs)
+	return &Bundle{Site: s.Name, Objects: objs}, sr.problems
+}
+
+// siteRender is the state of rendering one site.
+type siteRender struct {
+	r        *Renderer
+	site     *sites.Site
+	cluster  *sites.Clusters
+	problems sites.Problems
+	objs     []*Object
+}
+
+func (r *siteRender) fieldError(field, format string, args ...any) error {
+	p := r.site.FieldPath(field)
+	return r.site.Problem(p, format, args...)
+}
+
+func (r *siteRender) warn(msg string) {
+	p := r.site.Problem(r.site.FieldPath(""), "%s", msg)
+	p.Severity = sites.SeverityWarning
+	r.problems = append(r.problems, p)
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// render builds every resource in the generator's template order.
+func (r *siteRender) render() ([]*Object, error) {
+	c := r.cluster
+	steps := []struct {
+		kind  string
+		build func() (any, error)
+	}{
+		{KindNamespace, r.namespace},
+		{KindAgentClusterInstall, r.agentClusterInstall},
+		{KindClusterDeployment, r.clusterDeployment},
+	}
+	for _, st := range steps {
+		if err := r.emit(st.kind, -1, st.build); err != nil {
+			return nil, err
+		}
+	}
+	for i := range c.Nodes {
+		if !r.hasNetwork(i) {
+			continue // no NMStateConfig for a host without static network (BZ 2028510)
+		}
+		if err := r.emit(KindNMStateConfig, i, func() (any, error) { return r.nmStateConfig(i) }); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.emit(KindInfraEnv, -1, r.infraEnv); err != nil {
+		return nil, err
+	}
+	for i := range c.Nodes {
+		if err := r.emit(KindBareMetalHost, i, func() (any, error) { return r.bareMetalHost(i) }); err != nil {
+			return nil, err
+		}
+	}
+	for i := range c.Nodes {
+		if r.biosPath(i) == "" {
+			continue
+		}
+		if err := r.emit(KindHostFirmwareSettings, i, func() (any, error) { return r.hostFirmwareSettings(i) }); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.manifestsConfigMap(); err != nil {
+		return nil, err
+	}
+	if err := r.siteConfigMap(); err != nil {
+		return nil, err
+	}
+	for _, st := range []struct {
+		kind  string
+		build func() (any, error)
+	}{{KindManagedCluster, r.managedCluster}, {KindKlusterletAddonConfig, r.klusterletAddonConfig}} {
+		if err := r.emit(st.kind, -1, st.build); err != nil {
+			return nil, err
+		}
+	}
+	return r.objs, nil
+}
+
+// hasNetwork reports whether node i gets an NMStateConfig.
+func (r *siteRender) hasNetwork(i int) bool {
+	n := &r.cluster.Nodes[i]
+	return len(n.NodeNetwork.Config) > 0 || len(n.NodeNetwork.Interfaces) > 0 || r.crTemplatePath(KindNMStateConfig, i) != ""
+}
+
+// suppressed reports whether crSuppression drops a kind: node kinds by the
+// node's list, cluster kinds by the cluster's (siteconfig-v1.md §5.4).
+func (r *siteRender) suppressed(kind string, node int) bool {
+	list := r.cluster.CrSuppression
+	if node >= 0 {
+		list = r.cluster.Nodes[node].CrSuppression
+	}
+	for _, k := range list {
+		if k == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// emit builds one resource, applies its crTemplate and the post-processing
+// every generated object gets, and adds it.
+func (r *siteRender) emit(kind string, node int, build func() (any, error)) error {
+	_, err := r.emitContent(kind, node, build, nil)
+	return err
+}
+
+func (r *siteRender) emitContent(kind string, node int, build func() (any, error), finish func(map[string]any)) (*Object, error) {
+	if r.suppressed(kind, node) {
+		return nil, nil
+	}
+	typed, err := build()
+	if err != nil {
+		return nil, err
+	}
+	content, err := toContent(kind, typed)
+	if err != nil {
+		return nil, err
+	}
+	if content, err = r.applyCRTemplate(kind, node, content); err != nil {
+		return nil, r.fieldError("crTemplates", "%v", err)
+	}
+	if finish != nil {
+		finish(content)
+	}
+	r.postProcess(kind, node, content)
+	o := &Object{
+		APIVersion: str(content, "apiVersion"), Kind: kind,
+		Namespace: str(content, "metadata", "namespace"), Name: str(content, "metadata", "name"),
+		Wave: waveOf(content), Content: content,
+	}
+	r.objs = append(r.objs, o)
+	return o, nil
+}
+
+// crAnnotations finds the annotations to add to kind: the first level
+// (node, cluster, site) that names the kind wins as a whole.
+func (r *siteRender) crAnnotations(kind string, node int) map[string]string {
+	if node >= 0 {
+		if a, ok := r.cluster.Nodes[node].CrAnnotations.Add[kind]; ok {
+			return a
+		}
+	}
+	if a, ok := r.cluster.CrAnnotations.Add[kind]; ok {
+		return a
+	}
+	return r.site.Spec().CrAnnotations.Add[kind]
+}
+
+// postProcess applies what every generated object gets, overridden or not
+// (siteconfig-v1.md §5.3): crAnnotations (never overwriting a generated
+// annotation), the ZTP annotation, the inspection annotation only when
+// disabled, and the ManagedCluster's auto-detect labels.
+func (r *siteRender) postProcess(kind string, node int, content map[string]any) {
+	md := ensureMap(content, "metadata")
+	ann := ensureMap(md, "annotations")
+	for k, v := range r.crAnnotations(kind, node) {
+		if _, taken := ann[k]; !taken {
+			ann[k] = v
+		}
+	}
+	if kind == KindBareMetalHost {
+		if v, ok := ann[AnnotationInspect]; ok && v != InspectDisabled {
+			delete(ann, AnnotationInspect)
+		}
+	}
+	ann[AnnotationZTPGenerated] = AnnotationZTPGeneratedValue
+	if kind == KindManagedCluster {
+		labels := ensureMap(md, "labels")
+		for _, l := range []string{LabelVendor, LabelCloud} {
+			if _, ok := labels[l]; !ok {
+				labels[l] = LabelValueAutoDetect
+			}
+		}
+	}
+}
+
+// manifestsConfigMap renders the cluster's extra-manifest ConfigMap.
+func (r *siteRender) manifestsConfigMap() error {
+	c := r.cluster
+	if r.suppressed(KindConfigMap, -1) {
+		return nil
+	}
+	entries, err := r.extraManifests()
+	if err != nil {
+		return r.fieldError("extraManifests", "%v", err)
+	}
+	build := func() (any, error) {
+		cm := &corev1.ConfigMap{
+			TypeMeta:   typeMeta("v1", KindConfigMap),
+			ObjectMeta: r.meta(KindConfigMap, c.ClusterName, c.ClusterName),
+			Data:       make(map[string]string, len(entries)),
+		}
+		r.deprecateExtraManifestPath(cm.Annotations)
+		for k, e := range entries {
+			cm.Data[k] = e.text
+		}
+		return cm, nil
+	}
+	// An override's own data keys win over same-named manifests.
+	finish := func(content map[string]any) {
+		data := ensureMap(content, "data")
+		for k, e := range entries {
+			if _, ok := data[k]; !ok {
+				data[k] = e.text
+			}
+		}
+	}
+	_, err = r.emitContent(KindConfigMap, -1, build, finish)
+	return err
+}
+
+func (r *siteRender) deprecateExtraManifestPath(ann map[string]string) {
+	if r.cluster.ExtraManifestPath != "" {
+		ann[AnnotationDeprecatedExtraManifestPath] = DeprecatedExtraManifestPathMessage
+	}
+}
+
+// siteConfigMap renders the v2 site ConfigMap (siteconfig-v1.md §3.1).
+func (r *siteRender) siteConfigMap() error {
+	c := r.cluster
+	scm := c.SiteConfigMap
+	if scm == nil || (scm.Name == "" && len(scm.Data) == 0) || r.suppressed(KindConfigMap, -1) {
+		return nil
+	}
+	name := scm.Name
+	if name == "" {
+		name = "ztp-site-" + c.ClusterName
+	}
+	cm := &corev1.ConfigMap{
+		TypeMeta:   typeMeta("v1", KindConfigMap),
+		ObjectMeta: r.meta(KindConfigMap, name, scm.Namespace),
+		Data:       scm.Data,
+	}
+	cm.Annotations[AnnotationSyncWave] = itoa(siteConfigMapWave)
+	r.deprecateExtraManifestPath(cm.Annotations)
+	content, err := toContent(KindConfigMap, cm)
+	if err != nil {
+		return err
+	}
+	r.postProcess(KindConfigMap, -1, content)
+	r.objs = append(r.objs, &Object{APIVersion: "v1", Kind: KindConfigMap, Namespace: scm.Namespace, Name: name,
+		Wave: siteConfigMapWave, Content: content})
+	return nil
+}
+
+var _ = fmt.Sprint

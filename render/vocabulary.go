@@ -1,0 +1,79 @@
+package render
+
+// The annotations, labels and sync waves of the rendered resources, as the
+// upstream SiteConfig generator writes them (siteconfig-v1.md §3.1, §5).
+const (
+	// AnnotationZTPGenerated marks every generated object and every object
+	// inside the extra-manifest ConfigMap.
+	AnnotationZTPGenerated      = "ran.openshift.io/ztp-gitops-generated"
+	AnnotationZTPGeneratedValue = "{}"
+
+	AnnotationSyncWave               = "argocd.argoproj.io/sync-wave"
+	AnnotationInstallConfigOverrides = "agent-install.openshift.io/install-config-overrides"
+
+	AnnotationBMACHostname         = "bmac.agent-install.openshift.io/hostname"
+	AnnotationBMACRole             = "bmac.agent-install.openshift.io/role"
+	AnnotationBMACInstallerArgs    = "bmac.agent-install.openshift.io/installer-args"
+	AnnotationBMACIgnitionOverride = "bmac.agent-install.openshift.io/ignition-config-overrides"
+	// AnnotationBMACNodeLabelPrefix is joined to the label key with a dot.
+	AnnotationBMACNodeLabelPrefix = "bmac.agent-install.openshift.io.node-label."
+	AnnotationInspect             = "inspect.metal3.io"
+	InspectDisabled               = "disabled"
+
+	AnnotationDeprecatedCpuset            = "ran.openshift.io/ztp-warning-field-deprecation-cpuset"
+	DeprecatedCpusetMessage               = "cpuset will be deprecated after OCP 4.15, please use cpuPartitioningMode for OCP versions >= 4.14"
+	AnnotationDeprecatedExtraManifestPath = "ran.openshift.io/ztp-warning-field-deprecation-extraManifestPath"
+	DeprecatedExtraManifestPathMessage    = "extraManifestPath will be deprecated after OCP 4.15, please use ExtraManifests.SearchPaths for OCP versions >= 4.14"
+
+	LabelNamespaceName   = "name"
+	LabelNMState         = "nmstate-label"
+	LabelInfraEnv        = "infraenvs.agent-install.openshift.io"
+	LabelAgentCluster    = "cluster-name"
+	LabelMCRole          = "machineconfiguration.openshift.io/role"
+	LabelVendor          = "vendor"
+	LabelCloud           = "cloud"
+	LabelValueAutoDetect = "auto-detect"
+)
+
+// Kinds rendered from a SiteConfig, with their API versions.
+const (
+	KindNamespace             = "Namespace"
+	KindAgentClusterInstall   = "AgentClusterInstall"
+	KindClusterDeployment     = "ClusterDeployment"
+	KindNMStateConfig         = "NMStateConfig"
+	KindInfraEnv              = "InfraEnv"
+	KindBareMetalHost         = "BareMetalHost"
+	KindHostFirmwareSettings  = "HostFirmwareSettings"
+	KindConfigMap             = "ConfigMap"
+	KindManagedCluster        = "ManagedCluster"
+	KindKlusterletAddonConfig = "KlusterletAddonConfig"
+	KindMachineConfig         = "MachineConfig"
+)
+
+// syncWaves is the default sync wave of each kind (siteconfig-v1.md §3.1).
+// BareMetalHost is in wave 3 so that Argo CD deletes it before the InfraEnv
+// and the Namespace (OCPBUGS-42945). The v2 site ConfigMap is in wave 2;
+// see siteConfigMapWave.
+var syncWaves = map[string]int{
+	KindNamespace:             0,
+	KindAgentClusterInstall:   1,
+	KindClusterDeployment:     1,
+	KindNMStateConfig:         1,
+	KindInfraEnv:              1,
+	KindBareMetalHost:         3,
+	KindHostFirmwareSettings:  1,
+	KindConfigMap:             1,
+	KindManagedCluster:        2,
+	KindKlusterletAddonConfig: 2,
+}
+
+const siteConfigMapWave = 2
+
+// kindOrder orders kinds within one sync wave the way Argo CD applies them:
+// namespaces and built-in kinds first, custom resources after, by name
+// (gitops-policy-conventions.md §3.2). Kinds not listed sort after these,
+// alphabetically.
+var kindOrder = []string{
+	KindNamespace, "NetworkPolicy", "ResourceQuota", "LimitRange", "ServiceAccount", "Secret",
+	KindConfigMap,
+}

@@ -1,0 +1,356 @@
+package sites
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+)
+
+// maxNodeVisits bounds the work one document may cause. Aliases are followed
+// while decoding, so a small file can name the same subtree millions of times
+// (a "billion laughs" document); the budget turns that into a problem instead
+// of exhausting memory.
+const maxNodeVisits = 1 << 20
+
+// errBudget stops decoding once the node budget is spent.
+type errBudget struct{}
+
+// nodeDecoder decodes a yaml.Node tree into Go values the way gopkg.in/yaml.v3
+// would (the upstream generator's parser), while keeping the position of every
+// field and reporting type mismatches and unknown fields as problems instead
+// of stopping at the first one.
+type nodeDecoder struct {
+	file     string
+	budget   int
+	problems Problems
+	// pos records where each decoded field path starts.
+	pos map[string]Position
+	// ignored explains keys that are accepted but have no effect.
+	ignored map[string]string
+}
+
+func newNodeDecoder(file string) *nodeDecoder {
+	return &nodeDecoder{file: file, budget: maxNodeVisits, pos: map[string]Position{}}
+}
+
+func (d *nodeDecoder) position(n *yaml.Node) Position {
+	return Position{File: d.file, Line: n.Line, Column: n.Column}
+}
+
+func (d *nodeDecoder) fail(n *yaml.Node, field, format string, args ...any) {
+	d.problems = append(d.problems, Problem{
+		Pos: d.position(n), Severity: SeverityError, Field: field,
+		Message: fmt.Sprintf(format, args...),
+	})
+}
+
+// decode decodes n into the value v points at. It returns false when the
+// node budget ran out; problems found on the way are collected in d.
+func (d *nodeDecoder) decode(n *yaml.Node, v reflect.Value, path string) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, budget := r.(errBudget); !budget {
+				panic(r)
+			}
+			d.fail(n, "", "the document expands to more than %d YAML nodes through aliases; remove the repeated aliases (a YAML alias bomb?)", maxNodeVisits)
+			ok = false
+		}
+	}()
+	d.value(n, v, path)
+	return true
+}
+
+func (d *nodeDecoder) visit(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode {
+		d.spend()
+		n = n.Alias
+	}
+	d.spend()
+	return n
+}
+
+func (d *nodeDecoder) spend() {
+	d.budget--
+	if d.budget < 0 {
+		panic(errBudget{})
+	}
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!int", "!!float":
+			return "the number " + n.Value
+		case "!!bool":
+			return "the boolean " + n.Value
+		}
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "an unknown node"
+}
+
+func (d *nodeDecoder) value(n *yaml.Node, v reflect.Value, path string) {
+	n = d.visit(n)
+	if isNull(n) {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		d.value(n, v.Elem(), path)
+	case reflect.Struct:
+		d.structValue(n, v, path)
+	case reflect.Map:
+		d.mapValue(n, v, path)
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			d.fail(n, path, "must be a list, got %s", kindName(n))
+			return
+		}
+		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+		for i, c := range n.Content {
+			ep := fmt.Sprintf("%s[%d]", path, i)
+			d.pos[ep] = d.position(c)
+			d.value(c, s.Index(i), ep)
+		}
+		v.Set(s)
+	case reflect.String:
+		if n.Kind != yaml.ScalarNode {
+			d.fail(n, path, "must be a string, got %s", kindName(n))
+			return
+		}
+		v.SetString(n.Value)
+	case reflect.Bool:
+		b, ok := parseBool(n)
+		if !ok {
+			d.fail(n, path, "must be true or false, got %s", kindName(n))
+			return
+		}
+		v.SetBool(b)
+	case reflect.Int, reflect.Int64, reflect.Uint8:
+		i, ok := parseInt(n)
+		if !ok || v.OverflowInt(i) && v.Kind() != reflect.Uint8 || v.Kind() == reflect.Uint8 && (i < 0 || i > math.MaxUint8) {
+			d.fail(n, path, "must be an integer, got %s", kindName(n))
+			return
+		}
+		if v.Kind() == reflect.Uint8 {
+			v.SetUint(uint64(i))
+		} else {
+			v.SetInt(i)
+		}
+	case reflect.Interface:
+		v.Set(reflect.ValueOf(d.generic(n, path)))
+	default:
+		panic(fmt.Sprintf("sites: cannot decode into %s", v.Type()))
+	}
+}
+
+func (d *nodeDecoder) structValue(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind != yaml.MappingNode {
+		d.fail(n, path, "must be a mapping, got %s", kindName(n))
+		return
+	}
+	if dft, ok := v.Addr().Interface().(interface{ setDefaults() }); ok {
+		dft.setDefaults()
+	}
+	fields := fieldsOf(v.Type())
+	seen := make(map[string]*yaml.Node, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := d.visit(n.Content[i]), n.Content[i+1]
+		key := k.Value
+		fpath := joinPath(path, key)
+		if prev, dup := seen[key]; dup {
+			d.fail(k, fpath, "defined twice (first at line %d); keep one", prev.Line)
+			continue
+		}
+		seen[key] = k
+		idx, known := fields.index[key]
+		if !known {
+			d.unknown(k, fpath, key, fields.names)
+			continue
+		}
+		d.pos[fpath] = d.position(k)
+		d.value(val, v.Field(idx), fpath)
+	}
+}
+
+func (d *nodeDecoder) unknown(k *yaml.Node, fpath, key string, names []string) {
+	p := Problem{Pos: d.position(k), Severity: SeverityWarning, Field: fpath,
+		Message: fmt.Sprintf("unknown field %q is ignored", key)}
+	if why, ok := ignoredFields[key]; ok {
+		p.Message = fmt.Sprintf("field %q is ignored: %s", key, why)
+	} else if s := suggest(key, names); s != "" {
+		p.Hint = fmt.Sprintf("did you mean %q?", s)
+	} else {
+		p.Hint = "remove it, or check the spelling against docs/siteconfig.md"
+	}
+	d.problems = append(d.problems, p)
+}
+
+func (d *nodeDecoder) mapValue(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind != yaml.MappingNode {
+		d.fail(n, path, "must be a mapping, got %s", kindName(n))
+		return
+	}
+	m := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
+	elem := v.Type().Elem()
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := d.visit(n.Content[i])
+		if k.Kind != yaml.ScalarNode {
+			d.fail(k, path, "keys must be strings, got %s", kindName(k))
+			continue
+		}
+		fpath := joinPath(path, k.Value)
+		if m.MapIndex(reflect.ValueOf(k.Value)).IsValid() {
+			d.fail(k, fpath, "defined twice; keep one")
+			continue
+		}
+		d.pos[fpath] = d.position(k)
+		ev := reflect.New(elem).Elem()
+		d.value(n.Content[i+1], ev, fpath)
+		m.SetMapIndex(reflect.ValueOf(k.Value).Convert(v.Type().Key()), ev)
+	}
+	v.Set(m)
+}
+
+// generic decodes a free-form subtree (nmstate config, rootDeviceHints) into
+// JSON-compatible values, resolving scalars as yaml.v3 does: 0644 is the
+// octal integer 420, true is a boolean, "true" is a string.
+func (d *nodeDecoder) generic(n *yaml.Node, path string) any {
+	n = d.visit(n)
+	switch n.Kind {
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := d.visit(n.Content[i])
+			if k.Kind != yaml.ScalarNode {
+				d.fail(k, path, "keys must be strings, got %s", kindName(k))
+				continue
+			}
+			if k.Value == "<<" && k.ShortTag() == "!!merge" {
+				d.fail(k, path, "YAML merge keys (<<) are not supported; write the keys out")
+				continue
+			}
+			if _, dup := m[k.Value]; dup {
+				d.fail(k, joinPath(path, k.Value), "defined twice; keep one")
+				continue
+			}
+			m[k.Value] = d.generic(n.Content[i+1], joinPath(path, k.Value))
+		}
+		return m
+	case yaml.SequenceNode:
+		s := make([]any, len(n.Content))
+		for i, c := range n.Content {
+			s[i] = d.generic(c, fmt.Sprintf("%s[%d]", path, i))
+		}
+		return s
+	case yaml.ScalarNode:
+		return scalar(n)
+	}
+	return nil
+}
+
+// scalar resolves a scalar node to a JSON-compatible Go value.
+func scalar(n *yaml.Node) any {
+	switch n.ShortTag() {
+	case "!!null":
+		return nil
+	case "!!bool":
+		b, _ := parseBool(n)
+		return b
+	case "!!int":
+		if i, ok := parseInt(n); ok {
+			return i
+		}
+		if u, err := strconv.ParseUint(strings.ReplaceAll(n.Value, "_", ""), 0, 64); err == nil {
+			return u
+		}
+	case "!!float":
+		f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
+		if err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			return f
+		}
+	}
+	return n.Value
+}
+
+func parseBool(n *yaml.Node) (bool, bool) {
+	if n.Kind != yaml.ScalarNode {
+		return false, false
+	}
+	switch n.Value {
+	case "true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y":
+		return true, true
+	case "false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N":
+		return false, true
+	}
+	return false, false
+}
+
+func parseInt(n *yaml.Node) (int64, bool) {
+	if n.Kind != yaml.ScalarNode {
+		return 0, false
+	}
+	s := strings.ReplaceAll(n.Value, "_", "")
+	if i, err := strconv.ParseInt(s, 0, 64); err == nil {
+		return i, true
+	}
+	// yaml.v3 accepts a float with no fractional part for an integer field.
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return int64(f), true
+	}
+	return 0, false
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	if strings.ContainsAny(key, ".[]") {
+		return fmt.Sprintf("%s[%q]", path, key)
+	}
+	return path + "." + key
+}
+
+// structFields maps yaml keys to field indexes for one struct type.
+type structFields struct {
+	index map[string]int
+	names []string
+}
+
+var fieldCache sync.Map // reflect.Type -> *structFields
+
+func fieldsOf(t reflect.Type) *structFields {
+	if f, ok := fieldCache.Load(t); ok {
+		return f.(*structFields)
+	}
+	f := &structFields{index: map[string]int{}}
+	for i := 0; i < t.NumField(); i++ {
+		tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
+		if tag == "" || tag == "-" {
+			continue
+		}
+		f.index[tag] = i
+		f.names = append(f.names, tag)
+	}
+	sort.Strings(f.names)
+	fieldCache.Store(t, f)
+	return f
+}

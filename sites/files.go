@@ -1,0 +1,213 @@
+package sites
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// DefaultMaxFileSize is the largest input file read (8 MiB). Anything bigger
+// is reported instead of read, so a repository cannot exhaust memory.
+const DefaultMaxFileSize = 8 << 20
+
+// File is the content of a file a site refers to.
+type File struct {
+	// Path is the path relative to the fleet root, slash-separated.
+	Path string
+	Data []byte
+}
+
+// ManifestDir is a directory of extra manifests: its regular files, sorted
+// by name. Dot-files, empty files and sub-directories are left out, as
+// upstream does (siteconfig-v1.md §5.2), except the "workload" directory of
+// the legacy cpuset partitioning (§5.5).
+type ManifestDir struct {
+	Path     string
+	Files    []*File
+	Workload *ManifestDir
+}
+
+// Names returns the file names in the directory.
+func (d *ManifestDir) Names() []string {
+	names := make([]string, len(d.Files))
+	for i, f := range d.Files {
+		names[i] = path.Base(f.Path)
+	}
+	return names
+}
+
+// Files are the files and directories one site refers to, keyed by the
+// path as written in the site.
+type Files struct {
+	Files map[string]*File
+	Dirs  map[string]*ManifestDir
+}
+
+// fileReader reads referenced files from the fleet root, each once, with
+// the size limit applied. It is safe for concurrent use.
+type fileReader struct {
+	fsys    fs.FS
+	maxSize int64
+
+	mu    sync.Mutex
+	files map[string]fileResult
+	dirs  map[string]dirResult
+}
+
+type fileResult struct {
+	f   *File
+	err error
+}
+
+type dirResult struct {
+	d   *ManifestDir
+	err error
+}
+
+func newFileReader(fsys fs.FS, maxSize int64) *fileReader {
+	return &fileReader{fsys: fsys, maxSize: maxSize, files: map[string]fileResult{}, dirs: map[string]dirResult{}}
+}
+
+// RootPath turns a path written in a site into a path inside the fleet
+// root. Absolute paths and paths that climb out of the root are refused:
+// a site may only refer to files of its own repository.
+func RootPath(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("the path is empty")
+	}
+	if filepath.IsAbs(p) || path.IsAbs(p) {
+		return "", fmt.Errorf("absolute path %q is not allowed; give a path relative to the fleet root", p)
+	}
+	clean := path.Clean(filepath.ToSlash(p))
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", fmt.Errorf("path %q leads outside the fleet root", p)
+	}
+	return clean, nil
+}
+
+// readFile reads one file, following symlinks only inside the root.
+func (r *fileReader) readFile(p string) (*File, error) {
+	rp, err := RootPath(p)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	res, ok := r.files[rp]
+	r.mu.Unlock()
+	if ok {
+		return res.f, res.err
+	}
+	data, err := readLimited(r.fsys, rp, r.maxSize)
+	if err == nil {
+		res.f = &File{Path: rp, Data: data}
+	}
+	res.err = err
+	r.mu.Lock()
+	r.files[rp] = res
+	r.mu.Unlock()
+	return res.f, res.err
+}
+
+// readLimited reads a file of at most max bytes.
+func readLimited(fsys fs.FS, p string, max int64) ([]byte, error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, explainFSError(p, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, explainFSError(p, err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory, not a file", p)
+	}
+	if st.Size() > max {
+		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit on input files", p, st.Size(), max)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, explainFSError(p, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s is over the %d-byte limit on input files", p, max)
+	}
+	return data, nil
+}
+
+// explainFSError rewrites the errors people hit most into plain words.
+func explainFSError(p string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist (paths are relative to the fleet root)", p)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%s cannot be read: permission denied", p)
+	case strings.Contains(err.Error(), "escapes from parent"), strings.Contains(err.Error(), "path escapes"):
+		return fmt.Errorf("%s is a symlink that leads outside the fleet root", p)
+	}
+	return err
+}
+
+// readDir reads an extra-manifest directory.
+func (r *fileReader) readDir(p string) (*ManifestDir, error) {
+	rp, err := RootPath(p)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	res, ok := r.dirs[rp]
+	r.mu.Unlock()
+	if ok {
+		return res.d, res.err
+	}
+	res.d, res.err = readManifestDir(r.fsys, rp, r.maxSize)
+	r.mu.Lock()
+	r.dirs[rp] = res
+	r.mu.Unlock()
+	return res.d, res.err
+}
+
+// ReadManifestDir reads a directory of extra manifests from fsys, such as
+// the default set given with --extra-manifests-dir.
+func ReadManifestDir(fsys fs.FS, dir string) (*ManifestDir, error) {
+	return readManifestDir(fsys, dir, DefaultMaxFileSize)
+}
+
+func readManifestDir(fsys fs.FS, dir string, max int64) (*ManifestDir, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, explainFSError(dir, err)
+	}
+	d := &ManifestDir{Path: dir}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		p := path.Join(dir, name)
+		if e.IsDir() {
+			if name == "workload" {
+				if d.Workload, err = readManifestDir(fsys, p, max); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		data, err := readLimited(fsys, p, max)
+		if err != nil {
+			return nil, err
+		}
+		if len(strings.TrimSpace(string(data))) == 0 {
+			continue
+		}
+		d.Files = append(d.Files, &File{Path: p, Data: data})
+	}
+	sort.Slice(d.Files, func(i, j int) bool { return d.Files[i].Path < d.Files[j].Path })
+	return d, nil
+}

@@ -1,0 +1,338 @@
+package sites
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Fleet is every site found under the given paths, plus every problem met
+// on the way. Sites with errors are left out of Sites; their problems say why.
+type Fleet struct {
+	Sites    []*Site
+	Problems Problems
+}
+
+// Option configures Load.
+type Option func(*options)
+
+type options struct {
+	strict      bool
+	maxFileSize int64
+	workers     int
+}
+
+// WithStrict makes unknown fields errors instead of warnings.
+func WithStrict(strict bool) Option { return func(o *options) { o.strict = strict } }
+
+// WithMaxFileSize sets the largest file read, in bytes.
+func WithMaxFileSize(n int64) Option { return func(o *options) { o.maxFileSize = n } }
+
+// WithWorkers sets how many files are decoded at once (default GOMAXPROCS).
+func WithWorkers(n int) Option { return func(o *options) { o.workers = n } }
+
+func applyOptions(opts []Option) options {
+	o := options{maxFileSize: DefaultMaxFileSize, workers: runtime.GOMAXPROCS(0)}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.workers < 1 {
+		o.workers = 1
+	}
+	return o
+}
+
+// kustomizationNames are the file names kustomize recognises.
+var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+
+// Load reads the sites under paths (files or directories, slash-separated
+// and relative to the root of fsys). Directories are walked; dot-folders
+// and status/ folders are skipped. A directory holding a kustomization
+// file is read the way ZTP uses it: the SiteConfig files listed under
+// generators: are the sites, and directories listed under resources: are
+// read the same way. No plugin is ever run. Paths a site refers to are
+// resolved against the root of fsys and may not leave it.
+//
+// Load returns an error only when ctx is cancelled; everything wrong with
+// the input is a Problem, and a broken site never stops the others.
+func Load(ctx context.Context, fsys fs.FS, paths []string, opts ...Option) (*Fleet, error) {
+	o := applyOptions(opts)
+	l := &loader{fsys: fsys, o: o, reader: newFileReader(fsys, o.maxFileSize), seen: map[string]bool{}}
+	for _, p := range paths {
+		l.collect(p, true)
+	}
+	fleet := &Fleet{Problems: l.problems}
+	results := l.decodeAll(ctx)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, r := range results {
+		fleet.Problems = append(fleet.Problems, r.problems...)
+		for _, s := range r.sites {
+			if ps := l.resolve(s); len(ps) > 0 {
+				fleet.Problems = append(fleet.Problems, ps...)
+				continue
+			}
+			fleet.Sites = append(fleet.Sites, s)
+		}
+	}
+	fleet.Sites, fleet.Problems = dropDuplicates(fleet.Sites, fleet.Problems)
+	sort.SliceStable(fleet.Sites, func(i, j int) bool { return fleet.Sites[i].Name < fleet.Sites[j].Name })
+	return fleet, nil
+}
+
+type loader struct {
+	fsys     fs.FS
+	o        options
+	reader   *fileReader
+	files    []string
+	seen     map[string]bool
+	problems Problems
+}
+
+func (l *loader) problem(file, format string, args ...any) {
+	l.problems = append(l.problems, Problem{Pos: Position{File: file}, Severity: SeverityError,
+		Message: fmt.Sprintf(format, args...)})
+}
+
+// collect adds the SiteConfig candidates under p. explicit is true for a
+// path the user named, which is read whatever its name.
+func (l *loader) collect(p string, explicit bool) {
+	p, err := RootPath(p)
+	if err != nil {
+		l.problem(p, "%v", err)
+		return
+	}
+	st, err := fs.Stat(l.fsys, p)
+	if err != nil {
+		l.problem(p, "%v", explainFSError(p, err))
+		return
+	}
+	if !st.IsDir() {
+		l.addFile(p)
+		return
+	}
+	if l.collectKustomization(p) {
+		return
+	}
+	err = fs.WalkDir(l.fsys, p, func(fp string, d fs.DirEntry, err error) error {
+		if err != nil {
+			l.problem(fp, "%v", explainFSError(fp, err))
+			return nil
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if fp != p && (strings.HasPrefix(name, ".") || name == "status") {
+				return fs.SkipDir
+			}
+			if fp != p && l.collectKustomization(fp) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if strings.HasPrefix(name, ".") || !(strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")) {
+			return nil
+		}
+		l.addFile(fp)
+		return nil
+	})
+	if err != nil {
+		l.problem(p, "%v", err)
+	}
+}
+
+func (l *loader) addFile(p string) {
+	if !l.seen[p] {
+		l.seen[p] = true
+		l.files = append(l.files, p)
+	}
+}
+
+// kustomization is the part of a kustomization file that names SiteConfigs.
+type kustomization struct {
+	Generators []string `yaml:"generators"`
+	Resources  []string `yaml:"resources"`
+}
+
+// collectKustomization reads dir as a ZTP kustomization directory if it has
+// a kustomization file, and reports whether it did.
+func (l *loader) collectKustomization(dir string) bool {
+	var file string
+	for _, name := range kustomizationNames {
+		if st, err := fs.Stat(l.fsys, path.Join(dir, name)); err == nil && !st.IsDir() {
+			file = path.Join(dir, name)
+			break
+		}
+	}
+	if file == "" {
+		return false
+	}
+	data, err := readLimited(l.fsys, file, l.o.maxFileSize)
+	if err != nil {
+		l.problem(file, "%v", err)
+		return true
+	}
+	var k kustomization
+	if err := yaml.Unmarshal(data, &k); err != nil {
+		l.problems = append(l.problems, yamlProblem(file, err))
+		return true
+	}
+	for _, g := range k.Generators {
+		l.collectEntry(dir, file, "generators", g)
+	}
+	for _, r := range k.Resources {
+		if st, err := fs.Stat(l.fsys, path.Join(dir, r)); err == nil && st.IsDir() {
+			l.collectEntry(dir, file, "resources", r)
+		}
+	}
+	return true
+}
+
+func (l *loader) collectEntry(dir, file, field, entry string) {
+	if strings.Contains(entry, "://") || strings.HasPrefix(entry, "github.com/") {
+		l.problem(file, "%s entry %q is a remote location; siteops reads only files of this repository", field, entry)
+		return
+	}
+	p, err := RootPath(path.Join(dir, entry))
+	if err != nil {
+		l.problem(file, "%s entry %q: %v", field, entry, err)
+		return
+	}
+	l.collect(p, true)
+}
+
+type fileResult2 struct {
+	sites    []*Site
+	problems Problems
+}
+
+// decodeAll reads and decodes the collected files in parallel, keeping
+// their order.
+func (l *loader) decodeAll(ctx context.Context) []fileResult2 {
+	results := make([]fileResult2, len(l.files))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < l.o.workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = l.decodeOne(l.files[i])
+			}
+		}()
+	}
+	for i := range l.files {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
+}
+
+var siteConfigMarker = []byte("SiteConfig")
+
+func (l *loader) decodeOne(file string) fileResult2 {
+	data, err := readLimited(l.fsys, file, l.o.maxFileSize)
+	if err != nil {
+		return fileResult2{problems: Problems{{Pos: Position{File: file}, Severity: SeverityError, Message: err.Error(), Err: err}}}
+	}
+	// A file that does not mention SiteConfig cannot define a site; skip it
+	// without parsing (fleet trees also hold extra manifests and templates).
+	if !bytes.Contains(data, siteConfigMarker) {
+		return fileResult2{}
+	}
+	sites, problems := decodeFile(file, data, decodeOptions{strict: l.o.strict})
+	return fileResult2{sites: sites, problems: problems}
+}
+
+// resolve reads the files a site refers to and attaches them to it.
+func (l *loader) resolve(s *Site) Problems {
+	var problems Problems
+	files := &Files{Files: map[string]*File{}, Dirs: map[string]*ManifestDir{}}
+	file := func(field, p string) {
+		f, err := l.reader.readFile(p)
+		if err != nil {
+			problems = append(problems, s.Problem(field, "%v", err))
+			return
+		}
+		files.Files[p] = f
+	}
+	dir := func(field, p string) {
+		d, err := l.reader.readDir(p)
+		if err != nil {
+			problems = append(problems, s.Problem(field, "%v", err))
+			return
+		}
+		files.Dirs[p] = d
+	}
+	c, spec := s.Cluster, s.Spec()
+	for kind, p := range spec.CrTemplates {
+		file(joinPath("spec.crTemplates", kind), p)
+	}
+	if p := spec.BiosConfigRef.FilePath; p != "" {
+		file("spec.biosConfigRef.filePath", p)
+	}
+	for kind, p := range c.CrTemplates {
+		file(s.FieldPath(joinPath("crTemplates", kind)), p)
+	}
+	if p := c.BiosConfigRef.FilePath; p != "" {
+		file(s.FieldPath("biosConfigRef.filePath"), p)
+	}
+	if c.ExtraManifests.SearchPaths != nil {
+		for i, p := range *c.ExtraManifests.SearchPaths {
+			dir(s.FieldPath(fmt.Sprintf("extraManifests.searchPaths[%d]", i)), p)
+		}
+	} else if c.ExtraManifestPath != "" {
+		dir(s.FieldPath("extraManifestPath"), c.ExtraManifestPath)
+	}
+	for i := range c.Nodes {
+		n := &c.Nodes[i]
+		for kind, p := range n.CrTemplates {
+			file(s.FieldPath(fmt.Sprintf("nodes[%d].%s", i, joinPath("crTemplates", kind))), p)
+		}
+		if p := n.BiosConfigRef.FilePath; p != "" {
+			file(s.FieldPath(fmt.Sprintf("nodes[%d].biosConfigRef.filePath", i)), p)
+		}
+	}
+	s.Files = files
+	return problems
+}
+
+// dropDuplicates removes every site whose cluster name is defined more than
+// once and reports each definition with the places of the others: which
+// one was meant is for a person to decide.
+func dropDuplicates(all []*Site, problems Problems) ([]*Site, Problems) {
+	byName := map[string][]*Site{}
+	for _, s := range all {
+		byName[s.Name] = append(byName[s.Name], s)
+	}
+	kept := all[:0]
+	for _, s := range all {
+		defs := byName[s.Name]
+		if len(defs) == 1 {
+			kept = append(kept, s)
+			continue
+		}
+		var others []string
+		for _, o := range defs {
+			if o != s {
+				others = append(others, o.Source.String())
+			}
+		}
+		p := s.Problem(s.FieldPath("clusterName"), "cluster %q is also defined at %s", s.Name, strings.Join(others, ", "))
+		p.Hint = "a cluster name must be unique across the fleet; rename or remove one definition"
+		problems = append(problems, p)
+	}
+	return kept, problems
+}

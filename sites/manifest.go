@@ -1,0 +1,37 @@
+package sites
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+
+	"gopkg.in/yaml.v3"
+)
+
+// DecodeManifest reads the first YAML document of data as a mapping of
+// JSON-compatible values, resolving scalars as the upstream generator's
+// parser does (0644 is 420). Later documents are ignored, as upstream
+// ignores them (siteconfig-v1.md §5.2). It is used for extra manifests,
+// crTemplates and BIOS profiles; aliases are bounded as for site files.
+func DecodeManifest(file string, data []byte) (map[string]any, error) {
+	var root yaml.Node
+	err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&root)
+	if errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: the file holds no YAML document", file)
+	}
+	if err != nil {
+		p := yamlProblem(file, err)
+		return nil, fmt.Errorf("%s: %s", p.Pos, p.Message)
+	}
+	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: the document is not a YAML mapping", file)
+	}
+	d := newNodeDecoder(file)
+	var out map[string]any
+	if !d.decode(root.Content[0], reflect.ValueOf(&out).Elem(), "") || d.problems.HasErrors() {
+		return nil, d.problems[0]
+	}
+	return out, nil
+}

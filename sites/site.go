@@ -1,0 +1,118 @@
+package sites
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Format names an input format.
+type Format string
+
+const (
+	// FormatSiteConfigV1 is ran.openshift.io/v1 SiteConfig.
+	FormatSiteConfigV1 Format = "ran.openshift.io/v1/SiteConfig"
+	// FormatSiteConfigV2 is ran.openshift.io/v2 SiteConfig: v1 plus the
+	// site ConfigMap and the list form of manifestsConfigMapRefs.
+	FormatSiteConfigV2 Format = "ran.openshift.io/v2/SiteConfig"
+)
+
+// siteConfigVersions maps a SiteConfig apiVersion to its format.
+var siteConfigVersions = map[string]Format{
+	"ran.openshift.io/v1": FormatSiteConfigV1,
+	"ran.openshift.io/v2": FormatSiteConfigV2,
+}
+
+// Formats lists the input formats siteops reads.
+func Formats() []Format { return []Format{FormatSiteConfigV1, FormatSiteConfigV2} }
+
+// Site is one cluster to install, with everything needed to render it: the
+// decoded definition, where each field came from, and the contents of the
+// files it refers to.
+type Site struct {
+	// Name is the cluster name; it names the namespace and most resources.
+	Name string
+	// Namespace is the namespace its namespaced resources go to.
+	Namespace string
+	Format    Format
+	// Source is where the cluster is defined.
+	Source Position
+	// Config is the whole document. Clusters of one file share it.
+	Config *SiteConfig
+	// Cluster is this site's cluster, Config.Spec.Clusters[Index].
+	Cluster *Clusters
+	Index   int
+	// Files holds the referenced files (extra manifests, crTemplates, BIOS
+	// profiles), read at load time so that rendering does no I/O.
+	Files *Files
+
+	fields map[string]Position
+}
+
+// Spec returns the site-level settings.
+func (s *Site) Spec() *Spec { return &s.Config.Spec }
+
+// FieldPath returns the document path of a field of this site's cluster,
+// e.g. FieldPath("nodes[0].bmcAddress").
+func (s *Site) FieldPath(field string) string {
+	p := fmt.Sprintf("spec.clusters[%d]", s.Index)
+	if field == "" {
+		return p
+	}
+	if strings.HasPrefix(field, "[") {
+		return p + field
+	}
+	return p + "." + field
+}
+
+// Pos returns where a field (a document path such as
+// "spec.clusters[0].nodes[1].bmcAddress") is defined. For a field that is not
+// set it returns the position of its closest parent that is.
+func (s *Site) Pos(path string) Position {
+	for path != "" {
+		if p, ok := s.fields[path]; ok {
+			return p
+		}
+		i := strings.LastIndexAny(path, ".[")
+		if i < 0 {
+			break
+		}
+		path = path[:i]
+	}
+	return s.Source
+}
+
+// Problem returns an error-severity problem about a field of this site.
+func (s *Site) Problem(path, format string, args ...any) Problem {
+	return Problem{Pos: s.Pos(path), Severity: SeverityError, Site: s.Name, Field: path,
+		Message: fmt.Sprintf(format, args...)}
+}
+
+// Masters returns the number of control-plane nodes.
+func (s *Site) Masters() int { return int(s.Cluster.NumMasters) }
+
+// IsMaster reports whether a node is a control-plane node.
+func IsMaster(n *Nodes) bool { return n.Role == "" || n.Role == RoleMaster }
+
+// Roles returns the distinct node roles in the order they first appear.
+func (s *Site) Roles() []string {
+	var roles []string
+	for i := range s.Cluster.Nodes {
+		r := s.Cluster.Nodes[i].Role
+		if r == "" {
+			r = RoleMaster
+		}
+		if !contains(roles, r) {
+			roles = append(roles, r)
+		}
+	}
+	return roles
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,397 @@
+package sites
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Options of a decode or load.
+type decodeOptions struct {
+	strict bool
+}
+
+// decodeFile decodes every SiteConfig document of one file. Documents of
+// other kinds are skipped. It returns one Site per cluster that decoded
+// cleanly; every problem found stays with its cluster.
+func decodeFile(file string, data []byte, o decodeOptions) ([]*Site, Problems) {
+	var (
+		out      []*Site
+		problems Problems
+	)
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for doc := 0; ; doc++ {
+		var root yaml.Node
+		err := dec.Decode(&root)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			problems = append(problems, yamlProblem(file, err))
+			break // the rest of the stream cannot be trusted
+		}
+		if len(root.Content) == 0 {
+			continue
+		}
+		body := root.Content[0]
+		if kind := mappingValue(body, "kind"); kind == nil || kind.Value != "SiteConfig" {
+			continue
+		}
+		s, p := decodeSiteConfig(file, body, o)
+		out = append(out, s...)
+		problems = append(problems, p...)
+	}
+	return out, problems
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// yamlProblem turns a YAML syntax error into a problem at its line.
+func yamlProblem(file string, err error) Problem {
+	msg := err.Error()
+	p := Problem{Pos: Position{File: file}, Severity: SeverityError, Err: err,
+		Hint: "fix the YAML syntax; every other file is still read"}
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		p.Pos.Line, _ = strconv.Atoi(m[1])
+		msg = msg[len(m[0]):]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	p.Message = "not valid YAML: " + msg
+	return p
+}
+
+func mappingValue(n *yaml.Node, key string) *yaml.Node {
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// decodeSiteConfig decodes one SiteConfig document and checks what the
+// upstream generator checks (siteconfig-v1.md §4), cluster by cluster.
+func decodeSiteConfig(file string, body *yaml.Node, o decodeOptions) ([]*Site, Problems) {
+	d := newNodeDecoder(file)
+	sc := &SiteConfig{}
+	docPos := d.position(body)
+	if !d.decode(body, reflect.ValueOf(sc).Elem(), "") {
+		return nil, d.problems
+	}
+	siteName := sc.Metadata.Name
+	v := &validator{file: file, fields: d.pos, docPos: docPos, site: siteName}
+
+	format, ok := siteConfigVersions[sc.ApiVersion]
+	if !ok {
+		v.fail("apiVersion", "apiVersion %q is not a SiteConfig version siteops reads", sc.ApiVersion).
+			Hint = "use ran.openshift.io/v1 or ran.openshift.io/v2"
+	}
+	if len(sc.Spec.Clusters) == 0 {
+		v.fail("spec.clusters", "no clusters are defined").Hint = "add at least one entry under spec.clusters"
+	}
+	v.checkCrTemplates("spec.crTemplates", sc.Spec.CrTemplates, crTemplateClusterKinds)
+
+	// Attribute decode problems to the cluster they are in.
+	problems := d.problems
+	for i := range problems {
+		problems[i].Site = siteName
+		if idx, ok := clusterIndex(problems[i].Field); ok && idx < len(sc.Spec.Clusters) {
+			if n := sc.Spec.Clusters[idx].ClusterName; n != "" {
+				problems[i].Site = n
+			}
+		}
+		if o.strict && problems[i].Severity == SeverityWarning {
+			problems[i].Severity = SeverityError
+			problems[i].Message += " (--strict)"
+		}
+	}
+	problems = append(problems, v.problems...)
+	fileFailed := Problems(problems).failsOutside()
+
+	names := map[string]int{}
+	var out []*Site
+	for i := range sc.Spec.Clusters {
+		c := &sc.Spec.Clusters[i]
+		cv := &validator{file: file, fields: d.pos, docPos: docPos, site: c.ClusterName}
+		cp := fmt.Sprintf("spec.clusters[%d]", i)
+		if c.ClusterName == "" {
+			cv.site = fmt.Sprintf("%s/clusters[%d]", siteName, i)
+			cv.fail(cp+".clusterName", "clusterName is missing").Hint = "every cluster needs a unique clusterName"
+		} else if first, dup := names[c.ClusterName]; dup {
+			cv.fail(cp+".clusterName", "clusterName %q is already used by spec.clusters[%d] (%s)",
+				c.ClusterName, first, v.pos(fmt.Sprintf("spec.clusters[%d].clusterName", first))).Hint = "cluster names must be unique"
+		} else {
+			names[c.ClusterName] = i
+		}
+		normalizeCluster(c, sc)
+		cv.checkCluster(cp, c, sc, format)
+		problems = append(problems, cv.problems...)
+		if fileFailed || cv.problems.HasErrors() || clusterHasErrors(problems, i) {
+			continue
+		}
+		out = append(out, &Site{
+			Name: c.ClusterName, Namespace: c.ClusterName, Format: format,
+			Source: v.pos(cp), Config: sc, Cluster: c, Index: i, fields: d.pos,
+		})
+	}
+	return out, problems
+}
+
+// failsOutside reports whether an error lies outside every cluster, which
+// makes the whole document unusable.
+func (ps Problems) failsOutside() bool {
+	for _, p := range ps {
+		if _, in := clusterIndex(p.Field); p.Severity == SeverityError && !in {
+			return true
+		}
+	}
+	return false
+}
+
+func clusterHasErrors(ps Problems, idx int) bool {
+	for _, p := range ps {
+		if i, ok := clusterIndex(p.Field); ok && i == idx && p.Severity == SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+var clusterPath = regexp.MustCompile(`^spec\.clusters\[(\d+)\]`)
+
+func clusterIndex(field string) (int, bool) {
+	m := clusterPath.FindStringSubmatch(field)
+	if m == nil {
+		return 0, false
+	}
+	i, _ := strconv.Atoi(m[1])
+	return i, true
+}
+
+// normalizeCluster derives what upstream derives after decoding: node
+// counts, the cluster type, partition labels and the manifests ConfigMap
+// references (siteconfig-v1.md §2.3, §5.7, §5.9).
+func normalizeCluster(c *Clusters, sc *SiteConfig) {
+	c.NumMasters, c.NumWorkers = 0, 0
+	for i := range c.Nodes {
+		if IsMaster(&c.Nodes[i]) {
+			c.NumMasters++
+		} else {
+			c.NumWorkers++
+		}
+		for j := range c.Nodes[i].DiskPartition {
+			for k := range c.Nodes[i].DiskPartition[j].Partitions {
+				normalizePartition(&c.Nodes[i].DiskPartition[j].Partitions[k])
+			}
+		}
+	}
+	c.ClusterType = ClusterTypeStandard
+	if c.NumMasters == 1 {
+		c.ClusterType = ClusterTypeSNO
+		c.NumWorkers = 0 // keeps the AgentClusterInstall unchanged by SNO expansion
+	}
+	if c.CPUPartitioning == "" {
+		c.CPUPartitioning = CPUPartitioningNone
+	}
+	c.ManifestsConfigMapRefs = []ManifestsConfigMapReference{{Name: c.ClusterName}}
+	if AcceleratedZTP(c) {
+		c.ManifestsConfigMapRefs = append(c.ManifestsConfigMapRefs, ManifestsConfigMapReference{Name: c.ClusterName + "-aztp"})
+	}
+	if sc.ApiVersion != "ran.openshift.io/v2" {
+		c.SiteConfigMap = nil // a v2 feature; v1 ignores it
+	}
+}
+
+// AcceleratedZTPLabel switches on accelerated provisioning (siteconfig-v1.md §5.9).
+const AcceleratedZTPLabel = "accelerated-ztp"
+
+// AcceleratedZTP reports whether the cluster asks for accelerated ZTP.
+func AcceleratedZTP(c *Clusters) bool {
+	v := c.ClusterLabels[AcceleratedZTPLabel]
+	return v == "full" || v == "partial"
+}
+
+func normalizePartition(p *Partitions) {
+	if p.FileSystemFormat == "" {
+		p.FileSystemFormat = DefaultFileSystemFormat
+	}
+	if p.MountPoint == "" {
+		return
+	}
+	p.MountPoint = path.Clean(p.MountPoint)
+	p.Label = strings.ReplaceAll(strings.TrimPrefix(p.MountPoint, "/"), "/", "-")
+	p.MountFileName = systemdPathEscape(p.MountPoint) + ".mount"
+}
+
+// systemdPathEscape escapes a path the way systemd-escape --path does, which
+// is how mount unit names are formed.
+func systemdPathEscape(p string) string {
+	p = strings.Trim(path.Clean(p), "/")
+	if p == "" {
+		return "-"
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '/':
+			b.WriteByte('-')
+		case c == '.' && i == 0, !(c == '_' || c == '.' || c == ':' ||
+			'0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'):
+			fmt.Fprintf(&b, `\x%02x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// validator collects the problems of one document or cluster.
+type validator struct {
+	file     string
+	site     string
+	fields   map[string]Position
+	docPos   Position
+	problems Problems
+}
+
+func (v *validator) pos(path string) Position {
+	for path != "" {
+		if p, ok := v.fields[path]; ok {
+			return p
+		}
+		i := strings.LastIndexAny(path, ".[")
+		if i < 0 {
+			break
+		}
+		path = path[:i]
+	}
+	return v.docPos
+}
+
+func (v *validator) fail(field, format string, args ...any) *Problem {
+	v.problems = append(v.problems, Problem{Pos: v.pos(field), Severity: SeverityError,
+		Site: v.site, Field: field, Message: fmt.Sprintf(format, args...)})
+	return &v.problems[len(v.problems)-1]
+}
+
+func (v *validator) warn(field, format string, args ...any) *Problem {
+	p := v.fail(field, format, args...)
+	p.Severity = SeverityWarning
+	return p
+}
+
+func (v *validator) checkCrTemplates(field string, m map[string]string, allowed []string) {
+	for kind := range m {
+		if !contains(allowed, kind) {
+			v.fail(joinPath(field, kind), "%q is not a kind that can be overridden here", kind).
+				Hint = "allowed: " + strings.Join(allowed, ", ")
+		}
+	}
+}
+
+// checkCluster applies the generator's own checks (siteconfig-v1.md §4).
+func (v *validator) checkCluster(cp string, c *Clusters, sc *SiteConfig, format Format) {
+	if c.NumMasters == 0 {
+		v.fail(cp+".nodes", "the cluster has no master node (counted %d masters, %d other nodes)", c.NumMasters, len(c.Nodes)-int(c.NumMasters)).
+			Hint = `at least one node needs role "master" (the default when role is left out)`
+	}
+	if c.ClusterImageSetNameRef == "" && sc.Spec.ClusterImageSetNameRef == "" {
+		v.fail(cp+".clusterImageSetNameRef", "no image set: neither the cluster nor the site sets clusterImageSetNameRef").
+			Hint = "set spec.clusterImageSetNameRef or the cluster's clusterImageSetNameRef"
+	}
+	if c.CPUPartitioning != CPUPartitioningNone && c.CPUPartitioning != CPUPartitioningAllNodes {
+		v.fail(cp+".cpuPartitioningMode", "cpuPartitioningMode %q is not valid", c.CPUPartitioning).
+			Hint = "use None or AllNodes"
+	}
+	if c.InstallConfigOverrides != "" {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(c.InstallConfigOverrides), &obj); err != nil {
+			v.fail(cp+".installConfigOverrides", "installConfigOverrides is not a JSON object: %v", err).
+				Hint = `write a JSON object, e.g. '{"fips": true}'`
+		}
+	}
+	if !validJSONString(c.NetworkType) {
+		v.fail(cp+".networkType", "networkType %q cannot be written into the install-config overrides", c.NetworkType)
+	}
+	if c.ExtraManifests.Filter != nil {
+		v.checkFilter(cp+".extraManifests.filter", c.ExtraManifests.Filter)
+	}
+	if format == FormatSiteConfigV1 {
+		if _, set := v.fields[cp+".siteConfigMap"]; set {
+			v.warn(cp+".siteConfigMap", "siteConfigMap is ignored by ran.openshift.io/v1").
+				Hint = "use apiVersion ran.openshift.io/v2 to render the site ConfigMap"
+		}
+	}
+	v.checkCrTemplates(cp+".crTemplates", c.CrTemplates, crTemplateClusterKinds)
+	for i := range c.Nodes {
+		v.checkNode(fmt.Sprintf("%s.nodes[%d]", cp, i), &c.Nodes[i], c)
+	}
+}
+
+func validJSONString(s string) bool {
+	b, err := json.Marshal(s)
+	return err == nil && !bytes.Contains(b, []byte(`\ufffd`))
+}
+
+func (v *validator) checkFilter(field string, f *Filter) {
+	def := "include"
+	if f.InclusionDefault != nil {
+		def = strings.ToLower(*f.InclusionDefault)
+	}
+	switch def {
+	case "include":
+		if len(f.Include) > 0 {
+			v.fail(field+".include", "include must be empty when inclusionDefault is include").
+				Hint = "list the files to drop under exclude, or set inclusionDefault: exclude"
+		}
+	case "exclude":
+		if len(f.Exclude) > 0 {
+			v.fail(field+".exclude", "exclude must be empty when inclusionDefault is exclude").
+				Hint = "list the files to keep under include, or set inclusionDefault: include"
+		}
+	default:
+		v.fail(field+".inclusionDefault", "inclusionDefault %q is not valid", *f.InclusionDefault).
+			Hint = "use include or exclude"
+	}
+}
+
+func (v *validator) checkNode(np string, n *Nodes, c *Clusters) {
+	if n.IronicInspect != "enabled" && n.IronicInspect != "disabled" {
+		v.fail(np+".ironicInspect", "ironicInspect %q is not valid", n.IronicInspect).Hint = "use enabled or disabled"
+	}
+	if len(n.DiskPartition) > 0 && c.ClusterType != ClusterTypeSNO {
+		v.fail(np+".diskPartition", "diskPartition is only supported on single-node clusters").
+			Hint = "remove diskPartition, or use it on an SNO"
+	}
+	for i, dp := range n.DiskPartition {
+		for j, p := range dp.Partitions {
+			pp := fmt.Sprintf("%s.diskPartition[%d].partitions[%d]", np, i, j)
+			if p.Start < MinPartitionStart {
+				v.fail(pp+".start", "start %d is too small", p.Start).Hint = fmt.Sprintf("it must be at least %d (MiB) to leave room for the root partition", MinPartitionStart)
+			}
+			if p.Size <= 0 {
+				v.fail(pp+".size", "size must be greater than 0")
+			}
+			if p.MountPoint == "" {
+				v.fail(pp+".mount_point", "mount_point is missing").Hint = "give an absolute path such as /var/lib/data"
+			} else if !path.IsAbs(p.MountPoint) {
+				v.fail(pp+".mount_point", "mount_point %q is not an absolute path", p.MountPoint).Hint = "give an absolute path such as /var/lib/data"
+			}
+		}
+	}
+	v.checkCrTemplates(np+".crTemplates", n.CrTemplates, crTemplateNodeKinds)
+}
