@@ -67,7 +67,7 @@ func Load(ctx context.Context, fsys fs.FS, paths []string, opts ...Option) (*Fle
 	o := applyOptions(opts)
 	l := &loader{fsys: fsys, o: o, reader: newFileReader(fsys, o.maxFileSize), seen: map[string]bool{}}
 	for _, p := range paths {
-		l.collect(p, true)
+		l.collect(p, ".")
 	}
 	fleet := &Fleet{Problems: l.problems}
 	results := l.decodeAll(ctx)
@@ -89,11 +89,18 @@ func Load(ctx context.Context, fsys fs.FS, paths []string, opts ...Option) (*Fle
 	return fleet, nil
 }
 
+// candidate is a file that may hold SiteConfigs, with the directory its
+// relative paths resolve against.
+type candidate struct {
+	path string
+	base string
+}
+
 type loader struct {
 	fsys     fs.FS
 	o        options
 	reader   *fileReader
-	files    []string
+	files    []candidate
 	seen     map[string]bool
 	problems Problems
 }
@@ -103,9 +110,9 @@ func (l *loader) problem(file, format string, args ...any) {
 		Message: fmt.Sprintf(format, args...)})
 }
 
-// collect adds the SiteConfig candidates under p. explicit is true for a
-// path the user named, which is read whatever its name.
-func (l *loader) collect(p string, explicit bool) {
+// collect adds the SiteConfig candidates under p; base is the directory
+// their relative paths resolve against.
+func (l *loader) collect(p, base string) {
 	p, err := RootPath(p)
 	if err != nil {
 		l.problem(p, "%v", err)
@@ -117,7 +124,7 @@ func (l *loader) collect(p string, explicit bool) {
 		return
 	}
 	if !st.IsDir() {
-		l.addFile(p)
+		l.addFile(p, base)
 		return
 	}
 	if l.collectKustomization(p) {
@@ -141,7 +148,7 @@ func (l *loader) collect(p string, explicit bool) {
 		if strings.HasPrefix(name, ".") || !(strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")) {
 			return nil
 		}
-		l.addFile(fp)
+		l.addFile(fp, base)
 		return nil
 	})
 	if err != nil {
@@ -149,10 +156,10 @@ func (l *loader) collect(p string, explicit bool) {
 	}
 }
 
-func (l *loader) addFile(p string) {
+func (l *loader) addFile(p, base string) {
 	if !l.seen[p] {
 		l.seen[p] = true
-		l.files = append(l.files, p)
+		l.files = append(l.files, candidate{path: p, base: base})
 	}
 }
 
@@ -163,7 +170,9 @@ type kustomization struct {
 }
 
 // collectKustomization reads dir as a ZTP kustomization directory if it has
-// a kustomization file, and reports whether it did.
+// a kustomization file, and reports whether it did. kustomize runs the
+// generator in the kustomization directory, so the relative paths of the
+// SiteConfigs it lists resolve against that directory.
 func (l *loader) collectKustomization(dir string) bool {
 	var file string
 	for _, name := range kustomizationNames {
@@ -206,18 +215,18 @@ func (l *loader) collectEntry(dir, file, field, entry string) {
 		l.problem(file, "%s entry %q: %v", field, entry, err)
 		return
 	}
-	l.collect(p, true)
+	l.collect(p, dir)
 }
 
-type fileResult2 struct {
+type decoded struct {
 	sites    []*Site
 	problems Problems
 }
 
 // decodeAll reads and decodes the collected files in parallel, keeping
 // their order.
-func (l *loader) decodeAll(ctx context.Context) []fileResult2 {
-	results := make([]fileResult2, len(l.files))
+func (l *loader) decodeAll(ctx context.Context) []decoded {
+	results := make([]decoded, len(l.files))
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < l.o.workers; w++ {
@@ -242,18 +251,22 @@ func (l *loader) decodeAll(ctx context.Context) []fileResult2 {
 
 var siteConfigMarker = []byte("SiteConfig")
 
-func (l *loader) decodeOne(file string) fileResult2 {
+func (l *loader) decodeOne(c candidate) decoded {
+	file := c.path
 	data, err := readLimited(l.fsys, file, l.o.maxFileSize)
 	if err != nil {
-		return fileResult2{problems: Problems{{Pos: Position{File: file}, Severity: SeverityError, Message: err.Error(), Err: err}}}
+		return decoded{problems: Problems{{Pos: Position{File: file}, Severity: SeverityError, Message: err.Error(), Err: err}}}
 	}
 	// A file that does not mention SiteConfig cannot define a site; skip it
 	// without parsing (fleet trees also hold extra manifests and templates).
 	if !bytes.Contains(data, siteConfigMarker) {
-		return fileResult2{}
+		return decoded{}
 	}
 	sites, problems := decodeFile(file, data, decodeOptions{strict: l.o.strict})
-	return fileResult2{sites: sites, problems: problems}
+	for _, s := range sites {
+		s.BaseDir = c.base
+	}
+	return decoded{sites: sites, problems: problems}
 }
 
 // resolve reads the files a site refers to and attaches them to it.
@@ -261,7 +274,7 @@ func (l *loader) resolve(s *Site) Problems {
 	var problems Problems
 	files := &Files{Files: map[string]*File{}, Dirs: map[string]*ManifestDir{}}
 	file := func(field, p string) {
-		f, err := l.reader.readFile(p)
+		f, err := l.reader.readFile(s.join(p))
 		if err != nil {
 			problems = append(problems, s.Problem(field, "%v", err))
 			return
@@ -269,7 +282,7 @@ func (l *loader) resolve(s *Site) Problems {
 		files.Files[p] = f
 	}
 	dir := func(field, p string) {
-		d, err := l.reader.readDir(p)
+		d, err := l.reader.readDir(s.join(p))
 		if err != nil {
 			problems = append(problems, s.Problem(field, "%v", err))
 			return

@@ -2,6 +2,8 @@ package sites
 
 import (
 	"fmt"
+	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -44,8 +46,21 @@ type Site struct {
 	// Files holds the referenced files (extra manifests, crTemplates, BIOS
 	// profiles), read at load time so that rendering does no I/O.
 	Files *Files
+	// BaseDir is the directory, inside the fleet root, that relative
+	// paths of the site resolve against: the fleet root, or the directory
+	// of the kustomization that lists the site as a generator.
+	BaseDir string
 
 	fields map[string]Position
+}
+
+// join resolves a path written in the site against its base directory.
+// RootPath then refuses anything that leaves the fleet root.
+func (s *Site) join(p string) string {
+	if p == "" || path.IsAbs(p) || filepath.IsAbs(p) || s.BaseDir == "" || s.BaseDir == "." {
+		return p
+	}
+	return path.Join(s.BaseDir, p)
 }
 
 // Spec returns the site-level settings.

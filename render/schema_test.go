@@ -1,0 +1,140 @@
+package render_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/siteops/siteops/hack/fleetgen/gen"
+	"github.com/siteops/siteops/internal/crdschema"
+	"github.com/siteops/siteops/render"
+	"github.com/siteops/siteops/sites"
+)
+
+// kindsWithoutCRD are rendered kinds whose schemas are not among the
+// upstream CRDs kept for validation (built-in kinds and the Open Cluster
+// Management ones); they get the metadata checks only.
+var kindsWithoutCRD = []string{
+	"v1/Namespace", "v1/ConfigMap",
+	"cluster.open-cluster-management.io/v1/ManagedCluster",
+	"agent.open-cluster-management.io/v1/KlusterletAddonConfig",
+}
+
+// renderTree loads and renders every site under root, failing the test on
+// any error problem.
+func renderTree(t *testing.T, root, manifests string, paths ...string) []*render.Bundle {
+	t.Helper()
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var opts []render.Option
+	if manifests != "" {
+		d, err := sites.ReadManifestDir(os.DirFS(manifests), ".")
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts = append(opts, render.WithDefaultManifests(d))
+	}
+	fleet, err := sites.Load(context.Background(), r.FS(), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fleet.Problems.HasErrors() {
+		t.Fatalf("load problems: %v", fleet.Problems)
+	}
+	rr := render.New(opts...)
+	var out []*render.Bundle
+	for _, s := range fleet.Sites {
+		b, problems := rr.Render(s)
+		if problems.HasErrors() || b == nil {
+			t.Fatalf("site %s: %v", s.Name, problems)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func validateAll(t *testing.T, bundles []*render.Bundle) map[string]int {
+	t.Helper()
+	v, err := crdschema.Load(crdschema.WithoutSchema(kindsWithoutCRD...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, b := range bundles {
+		for _, o := range b.Objects {
+			kinds[o.Kind]++
+			if err := v.Validate(o.Content); err != nil {
+				t.Errorf("site %s: %v", b.Site, err)
+			}
+		}
+	}
+	return kinds
+}
+
+// TestExamplesValidateAgainstCRDs renders the example fleet and checks
+// every object against the upstream CRD schemas, and that the example
+// shows every kind siteops renders.
+func TestExamplesValidateAgainstCRDs(t *testing.T) {
+	bundles := renderTree(t, "../examples/fleet", "../examples/extra-manifests", ".")
+	if len(bundles) < 4 {
+		t.Fatalf("example fleet rendered %d sites, want at least 4", len(bundles))
+	}
+	kinds := validateAll(t, bundles)
+	for _, k := range []string{
+		render.KindNamespace, render.KindAgentClusterInstall, render.KindClusterDeployment,
+		render.KindNMStateConfig, render.KindInfraEnv, render.KindBareMetalHost,
+		render.KindHostFirmwareSettings, render.KindConfigMap, render.KindManagedCluster,
+		render.KindKlusterletAddonConfig,
+	} {
+		if kinds[k] == 0 {
+			t.Errorf("the example fleet renders no %s", k)
+		}
+	}
+}
+
+// TestGeneratedFleetValidatesAgainstCRDs does the same for a synthetic
+// fleet of both shapes.
+func TestGeneratedFleetValidatesAgainstCRDs(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := gen.Generate(dir, gen.Config{Sites: 40, Shape: gen.ShapeMixed, Manifests: 12, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	bundles := renderTree(t, dir, filepath.Join(dir, gen.ExtraManifestsDir), ".")
+	if len(bundles) != 40 {
+		t.Fatalf("rendered %d sites, want 40", len(bundles))
+	}
+	kinds := validateAll(t, bundles)
+	if kinds[render.KindBareMetalHost] <= 40 {
+		t.Errorf("expected HA sites among the generated fleet, got %d BareMetalHosts", kinds[render.KindBareMetalHost])
+	}
+}
+
+// TestRenderIsDeterministic renders the example fleet twice and compares
+// the bytes.
+func TestRenderIsDeterministic(t *testing.T) {
+	enc, err := render.NewEncoder(render.FormatYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	encode := func() []byte {
+		var buf bytes.Buffer
+		for _, b := range renderTree(t, "../examples/fleet", "../examples/extra-manifests", ".") {
+			if err := render.WriteBundle(&buf, enc, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return buf.Bytes()
+	}
+	first, second := encode(), encode()
+	if !bytes.Equal(first, second) {
+		t.Fatal("two renders of the same fleet differ")
+	}
+	if len(first) == 0 {
+		t.Fatal("nothing rendered")
+	}
+}
