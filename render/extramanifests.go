@@ -57,7 +57,7 @@ func (r *Renderer) template(f *sites.File) (*template.Template, error) {
 		p := v.(parsed)
 		return p.t, p.err
 	}
-	t, err := template.New(path.Base(f.Path)).Option("missingkey=error").Parse(string(f.Data))
+	t, err := template.New(path.Base(f.Path)).Parse(string(f.Data))
 	if err != nil {
 		err = fmt.Errorf("template %s does not parse: %v", f.Path, err)
 	}

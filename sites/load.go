@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -64,29 +63,86 @@ var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Ku
 // Load returns an error only when ctx is cancelled; everything wrong with
 // the input is a Problem, and a broken site never stops the others.
 func Load(ctx context.Context, fsys fs.FS, paths []string, opts ...Option) (*Fleet, error) {
+	l := newLoader(fsys, paths, opts)
+	fleet := &Fleet{Problems: l.problems}
+	err := l.decodeStream(ctx, nil, func(d decoded) error {
+		fleet.Problems = append(fleet.Problems, d.problems...)
+		fleet.Sites = append(fleet.Sites, d.sites...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	fleet.Sites, fleet.Problems = dropDuplicates(fleet.Sites, fleet.Problems)
+	sort.SliceStable(fleet.Sites, func(i, j int) bool { return fleet.Sites[i].Name < fleet.Sites[j].Name })
+	return fleet, nil
+}
+
+// Item is one site delivered by Stream, or a problem that belongs to no
+// site that loaded (Site is nil then).
+type Item struct {
+	Site     *Site
+	Problems Problems
+	// Result is what the work function returned for the site.
+	Result any
+}
+
+// Stream loads the sites under paths like Load, but hands them to emit one
+// by one, in file order (directories walked in lexical order, kustomization
+// generators in list order), instead of holding the whole fleet: memory
+// stays flat however large the fleet. work runs for each site on a worker
+// goroutine, all CPUs busy, before the site reaches emit.
+//
+// A cluster name already seen makes the later definition fail, with a
+// problem on both definitions that names the other: the first one is
+// still delivered, since it was delivered before the second was read.
+func Stream(ctx context.Context, fsys fs.FS, paths []string, work func(*Site) any, emit func(Item) error, opts ...Option) error {
+	l := newLoader(fsys, paths, opts)
+	if len(l.problems) > 0 {
+		if err := emit(Item{Problems: l.problems}); err != nil {
+			return err
+		}
+	}
+	// Only the place of each name is kept, not the site: memory stays flat.
+	seen := map[string]Position{}
+	return l.decodeStream(ctx, work, func(d decoded) error {
+		if len(d.problems) > 0 {
+			if err := emit(Item{Problems: d.problems}); err != nil {
+				return err
+			}
+		}
+		for i, s := range d.sites {
+			if first, dup := seen[s.Name]; dup {
+				p1 := Problem{Pos: first, Severity: SeverityError, Site: s.Name, Field: "clusterName",
+					Message: fmt.Sprintf("cluster %q is also defined at %s", s.Name, s.Pos(s.FieldPath("clusterName")))}
+				p2 := s.Problem(s.FieldPath("clusterName"), "cluster %q is already defined at %s; this definition is not rendered", s.Name, first)
+				p1.Hint = "a cluster name must be unique across the fleet; rename or remove one definition"
+				p2.Hint = p1.Hint
+				if err := emit(Item{Problems: Problems{p1, p2}}); err != nil {
+					return err
+				}
+				continue
+			}
+			seen[s.Name] = s.Pos(s.FieldPath("clusterName"))
+			it := Item{Site: s}
+			if d.results != nil {
+				it.Result = d.results[i]
+			}
+			if err := emit(it); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func newLoader(fsys fs.FS, paths []string, opts []Option) *loader {
 	o := applyOptions(opts)
 	l := &loader{fsys: fsys, o: o, reader: newFileReader(fsys, o.maxFileSize), seen: map[string]bool{}}
 	for _, p := range paths {
 		l.collect(p, ".")
 	}
-	fleet := &Fleet{Problems: l.problems}
-	results := l.decodeAll(ctx)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	for _, r := range results {
-		fleet.Problems = append(fleet.Problems, r.problems...)
-		for _, s := range r.sites {
-			if ps := l.resolve(s); len(ps) > 0 {
-				fleet.Problems = append(fleet.Problems, ps...)
-				continue
-			}
-			fleet.Sites = append(fleet.Sites, s)
-		}
-	}
-	fleet.Sites, fleet.Problems = dropDuplicates(fleet.Sites, fleet.Problems)
-	sort.SliceStable(fleet.Sites, func(i, j int) bool { return fleet.Sites[i].Name < fleet.Sites[j].Name })
-	return fleet, nil
+	return l
 }
 
 // candidate is a file that may hold SiteConfigs, with the directory its
@@ -221,32 +277,64 @@ func (l *loader) collectEntry(dir, file, field, entry string) {
 type decoded struct {
 	sites    []*Site
 	problems Problems
+	// results holds what the caller's work function returned per site.
+	results []any
 }
 
-// decodeAll reads and decodes the collected files in parallel, keeping
-// their order.
-func (l *loader) decodeAll(ctx context.Context) []decoded {
-	results := make([]decoded, len(l.files))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < l.o.workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i] = l.decodeOne(l.files[i])
+// decodeStream reads and decodes the collected files on all CPUs and
+// hands them to emit in file order. Only a small window of files is in
+// flight, so memory does not grow with the number of files. work, if not
+// nil, runs on the worker goroutine for every site that loaded cleanly.
+func (l *loader) decodeStream(ctx context.Context, work func(*Site) any, emit func(decoded) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	futures := make(chan chan decoded, 4*l.o.workers)
+	sem := make(chan struct{}, l.o.workers)
+	go func() {
+		defer close(futures)
+		for _, c := range l.files {
+			ch := make(chan decoded, 1)
+			select {
+			case futures <- ch:
+			case <-ctx.Done():
+				return
 			}
-		}()
-	}
-	for i := range l.files {
-		if ctx.Err() != nil {
-			break
+			sem <- struct{}{}
+			go func(c candidate) {
+				defer func() { <-sem }()
+				d := l.decodeOne(c)
+				kept := d.sites[:0]
+				for _, s := range d.sites {
+					if ps := l.resolve(s); len(ps) > 0 {
+						d.problems = append(d.problems, ps...)
+						continue
+					}
+					kept = append(kept, s)
+				}
+				d.sites = kept
+				if work != nil {
+					d.results = make([]any, len(d.sites))
+					for i, s := range d.sites {
+						d.results[i] = work(s)
+					}
+				}
+				ch <- d
+			}(c)
 		}
-		next <- i
+	}()
+	var err error
+	for ch := range futures {
+		d := <-ch
+		if err == nil {
+			if err = emit(d); err != nil {
+				cancel()
+			}
+		}
 	}
-	close(next)
-	wg.Wait()
-	return results
+	if err == nil {
+		err = ctx.Err()
+	}
+	return err
 }
 
 var siteConfigMarker = []byte("SiteConfig")

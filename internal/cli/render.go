@@ -84,13 +84,6 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 		dir.Path = f.manifestsDir
 		opts = append(opts, render.WithDefaultManifests(dir))
 	}
-	fleet, err := sites.Load(cmd.Context(), root.FS(), paths,
-		sites.WithStrict(f.strict), sites.WithMaxFileSize(f.maxFileSize))
-	if err != nil {
-		return err
-	}
-	failed := report(stderr, fleet.Problems)
-
 	out := render.NewStreamWriter(stdout, enc)
 	if f.outDir != "" {
 		if err := os.MkdirAll(f.outDir, 0o755); err != nil {
@@ -98,16 +91,25 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 		}
 	}
 	r := render.New(opts...)
-	err = r.Stream(cmd.Context(), fleet.Sites, enc, func(res render.Result) error {
+	work := func(s *sites.Site) any { return r.RenderEncoded(s, enc) }
+	failed := false
+	err = sites.Stream(cmd.Context(), root.FS(), paths, work, func(it sites.Item) error {
+		if report(stderr, it.Problems) {
+			failed = true
+		}
+		if it.Site == nil {
+			return nil
+		}
+		res := it.Result.(render.Result)
 		if report(stderr, res.Problems) || res.Bundle == nil {
 			failed = true
 			return nil
 		}
 		if f.outDir != "" {
-			return writeSiteFile(f.outDir, res.Site.Name+enc.Ext(), enc, res.Encoded)
+			return writeSiteFile(f.outDir, it.Site.Name+enc.Ext(), enc, res.Encoded)
 		}
 		return out.Write(res.Encoded)
-	})
+	}, sites.WithStrict(f.strict), sites.WithMaxFileSize(f.maxFileSize))
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,9 @@
 //
 // # Guarantees
 //
-// The same value always encodes to the same bytes. For every accepted value,
+// The same value always encodes to the same bytes. Append and Marshal are
+// safe for concurrent use, and in the steady state Append does not allocate
+// once its buffer is large enough. For every accepted value,
 // unmarshalling the output with gopkg.in/yaml.v3 into any gives back the
 // input (numbers compared by value), and sigs.k8s.io/yaml.YAMLToJSON of the
 // output equals encoding/json's encoding of the input. The tests check both

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -339,4 +340,59 @@ func TestAppendDoesNotAllocate(t *testing.T) {
 			t.Errorf("%s: %v allocations per Append, want 0", obj.name, allocs)
 		}
 	}
+}
+
+// TestDepthLimit checks that the deepest accepted value still parses back,
+// so the limit only ever turns a cycle into an error.
+func TestDepthLimit(t *testing.T) {
+	for _, kind := range []string{"map", "seq", "mixed"} {
+		t.Run(kind, func(t *testing.T) {
+			var v any = "leaf\nline"
+			for i := range maxDepth {
+				if kind == "map" || kind == "mixed" && i%2 == 0 {
+					v = map[string]any{"k": v}
+				} else {
+					v = []any{v}
+				}
+			}
+			out, err := Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkRoundTrip(t, v, out)
+			if _, err := Marshal([]any{v}); err == nil {
+				t.Error("value one level over the limit accepted")
+			}
+		})
+	}
+}
+
+func TestConcurrent(t *testing.T) {
+	objs := benchObjects()
+	want := make([][]byte, len(objs))
+	for i, obj := range objs {
+		var err error
+		if want[i], err = Marshal(obj.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			var buf []byte
+			for n := range 200 {
+				i := n % len(objs)
+				var err error
+				if buf, err = Append(buf[:0], objs[i].v); err != nil {
+					t.Error(err)
+					return
+				}
+				if !bytes.Equal(buf, want[i]) {
+					t.Errorf("%s: concurrent output differs", objs[i].name)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -245,3 +245,30 @@ func TestRoundTripSeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundTripExhaustive tries every string of up to three characters from
+// an alphabet of YAML-significant ones, which reaches corners (a tab after a
+// newline, a dash before a space) more reliably than random mutation.
+func TestRoundTripExhaustive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	alphabet := []string{" ", "\n", "\t", ":", "#", "-", "?", "'", "\"", "0", ".", "a", "é", "\u2028"}
+	var gen func(prefix string, n int)
+	gen = func(prefix string, n int) {
+		for _, v := range fuzzShapes(prefix, prefix+"\n", 0) {
+			out, err := Marshal(v)
+			if err != nil {
+				t.Fatalf("Marshal(%#v): %v", v, err)
+			}
+			checkRoundTrip(t, v, out)
+		}
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			gen(prefix+c, n-1)
+		}
+	}
+	gen("", 3)
+}

@@ -18,7 +18,8 @@ const (
 
 var errInvalidUTF8 = errors.New("string is not valid UTF-8")
 
-// ASCII byte classes that matter to analyze. Everything else is cOther.
+// Byte classes that matter to analyze. Most bytes are cOther, which lets
+// the scan skip them with one table load.
 const (
 	cOther uint8 = iota
 	cSpace
@@ -27,9 +28,10 @@ const (
 	cTab
 	cControl
 	cQuote
+	cHigh // first or later byte of a multi-byte UTF-8 sequence, or invalid
 )
 
-var asciiClass = [utf8.RuneSelf]uint8{
+var byteClass = [256]uint8{
 	' ':  cSpace,
 	':':  cColon,
 	'\n': cNewline,
@@ -40,9 +42,12 @@ var asciiClass = [utf8.RuneSelf]uint8{
 
 func init() {
 	for c := range 0x20 {
-		if asciiClass[c] == cOther {
-			asciiClass[c] = cControl
+		if byteClass[c] == cOther {
+			byteClass[c] = cControl
 		}
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		byteClass[c] = cHigh
 	}
 }
 
@@ -60,20 +65,12 @@ func analyze(s string, key bool) (style, error) {
 		quote     bool
 	)
 	n := len(s)
-	for i := 0; i < n; {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				return 0, errInvalidUTF8
-			}
-			if !printable(r) {
-				escape, noLiteral = true, true
-			}
-			i += size
+	for i := 0; i < n; i++ {
+		cls := byteClass[s[i]]
+		if cls == cOther {
 			continue
 		}
-		switch asciiClass[c] {
+		switch cls {
 		case cSpace:
 			// Plain scalars lose leading and trailing spaces, and " #"
 			// starts a comment.
@@ -93,8 +90,16 @@ func analyze(s string, key bool) (style, error) {
 			escape, noLiteral = true, true
 		case cQuote:
 			quote = true
+		case cHigh:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				return 0, errInvalidUTF8
+			}
+			if !printable(r) {
+				escape, noLiteral = true, true
+			}
+			i += size - 1
 		}
-		i++
 	}
 	switch {
 	case newline:
@@ -155,7 +160,7 @@ func plainSafe(s string) bool {
 			return false
 		}
 	}
-	if strings.HasPrefix(s, "---") || strings.HasPrefix(s, "...") {
+	if len(s) >= 3 && (s[0] == '-' || s[0] == '.') && s[1] == s[0] && s[2] == s[0] {
 		// Document markers, when they end up at the start of a line.
 		return false
 	}

@@ -36,7 +36,7 @@ var deliberate = map[string]struct {
 }{
 	"error-missing-cluster-name": {
 		stderr:   []string{"inputs/error-missing-cluster-name.yaml:", "clusterName is missing"},
-		rendered: []string{},
+		rendered: []string{"named-ok"},
 	},
 	"error-unsupported-apiversion": {
 		stderr: []string{"inputs/error-unsupported-apiversion.yaml:", `apiVersion "ran.openshift.io/v3"`, "use ran.openshift.io/v1 or ran.openshift.io/v2"},
@@ -83,6 +83,15 @@ func TestSiteConfigConformance(t *testing.T) {
 					}
 					if strings.Contains(stdout, "siteConfigError") || strings.Contains(stdout, "kind: SiteConfig") {
 						t.Errorf("the input is echoed on stdout:\n%s", stdout)
+					}
+					var namespaces []string
+					for k := range docSet(t, []byte(stdout)) {
+						if k.Kind == "Namespace" {
+							namespaces = append(namespaces, k.Name)
+						}
+					}
+					if strings.Join(namespaces, ",") != strings.Join(d.rendered, ",") {
+						t.Errorf("rendered clusters %v, want %v", namespaces, d.rendered)
 					}
 					return
 				}
