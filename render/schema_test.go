@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
 	"github.com/siteops/siteops/hack/fleetgen/gen"
 	"github.com/siteops/siteops/internal/crdschema"
 	"github.com/siteops/siteops/render"
@@ -16,11 +18,10 @@ import (
 // kindsWithoutCRD are rendered kinds whose schemas are not among the
 // upstream CRDs kept for validation (built-in kinds and the Open Cluster
 // Management ones); they get the metadata checks only.
-var kindsWithoutCRD = []string{
-	"v1/Namespace", "v1/ConfigMap",
-	"cluster.open-cluster-management.io/v1/ManagedCluster",
-	"agent.open-cluster-management.io/v1/KlusterletAddonConfig",
-}
+var (
+	clusterScopedWithoutCRD = []string{"v1/Namespace", "cluster.open-cluster-management.io/v1/ManagedCluster"}
+	namespacedWithoutCRD    = []string{"v1/ConfigMap", "agent.open-cluster-management.io/v1/KlusterletAddonConfig"}
+)
 
 // renderTree loads and renders every site under root, failing the test on
 // any error problem.
@@ -60,7 +61,9 @@ func renderTree(t *testing.T, root, manifests string, paths ...string) []*render
 
 func validateAll(t *testing.T, bundles []*render.Bundle) map[string]int {
 	t.Helper()
-	v, err := crdschema.Load(crdschema.WithoutSchema(kindsWithoutCRD...))
+	v, err := crdschema.Load(
+		crdschema.WithoutSchemaScope(apiextensionsv1.ClusterScoped, clusterScopedWithoutCRD...),
+		crdschema.WithoutSchemaScope(apiextensionsv1.NamespaceScoped, namespacedWithoutCRD...))
 	if err != nil {
 		t.Fatal(err)
 	}
