@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const goodSite = `apiVersion: ran.openshift.io/v1
+kind: SiteConfig
+metadata:
+  name: good
+spec:
+  baseDomain: example.com
+  pullSecretRef:
+    name: ps
+  clusterImageSetNameRef: img
+  clusters:
+    - clusterName: %s
+      nodes:
+        - hostName: %s-0
+          bmcAddress: redfish-virtualmedia+https://192.0.2.1/redfish/v1/Systems/1
+          bmcCredentialsName:
+            name: bmc
+          bootMACAddress: "02:00:00:00:00:01"
+`
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func site(name string) string { return strings.ReplaceAll(goodSite, "%s", name) }
+
+func run(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestRenderExitCodes(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"a.yaml": site("alpha"),
+		"b.yaml": site("bravo"),
+		"broken.yaml": `apiVersion: ran.openshift.io/v1
+kind: SiteConfig
+metadata: {name: broken}
+spec:
+  clusterImageSetNameRef: img
+  clusters:
+    - clusterName: charlie
+      holdInstallation: maybe
+      nodes: [{hostName: c-0}]
+`,
+	})
+	tests := []struct {
+		name       string
+		args       []string
+		code       int
+		stdoutHas  []string
+		stderrHas  []string
+		stdoutNone []string
+	}{
+		{name: "good sites render and the broken one is reported",
+			args: []string{"render", "--root", dir, dir}, code: ExitFailure,
+			stdoutHas:  []string{"name: alpha", "name: bravo"},
+			stdoutNone: []string{"charlie"},
+			stderrHas:  []string{"broken.yaml:8:25: site charlie: spec.clusters[0].holdInstallation: must be true or false"}},
+		{name: "only good sites", args: []string{"render", "--root", dir, filepath.Join(dir, "a.yaml")}, code: ExitOK,
+			stdoutHas: []string{"kind: BareMetalHost"}},
+		{name: "unknown output format", args: []string{"render", "--root", dir, "-o", "xml", dir}, code: ExitUsage,
+			stderrHas: []string{`unknown output format "xml"`}},
+		{name: "path outside the root", args: []string{"render", "--root", dir, "/"}, code: ExitUsage,
+			stderrHas: []string{"outside the fleet root"}},
+		{name: "unknown flag", args: []string{"render", "--bogus"}, code: ExitUsage},
+		{name: "missing path", args: []string{"render", "--root", dir, filepath.Join(dir, "nope.yaml")}, code: ExitFailure,
+			stderrHas: []string{"nope.yaml does not exist"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := run(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tt.code, stderr)
+			}
+			for _, s := range tt.stdoutHas {
+				if !strings.Contains(stdout, s) {
+					t.Errorf("stdout lacks %q", s)
+				}
+			}
+			for _, s := range tt.stdoutNone {
+				if strings.Contains(stdout, s) {
+					t.Errorf("stdout has %q", s)
+				}
+			}
+			for _, s := range tt.stderrHas {
+				if !strings.Contains(stderr, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, stderr)
+				}
+			}
+		})
+	}
+}
+
+func TestRenderJSONIsOneList(t *testing.T) {
+	dir := writeTree(t, map[string]string{"a.yaml": site("alpha"), "b.yaml": site("bravo"), "c.yaml": "kind: SiteConfig\napiVersion: ran.openshift.io/v9\n"})
+	stdout, _, code := run(t, "render", "--root", dir, "-o", "json", dir)
+	if code != ExitFailure {
+		t.Errorf("exit %d, want %d", code, ExitFailure)
+	}
+	var list struct {
+		Kind  string           `json:"kind"`
+		Items []map[string]any `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &list); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	}
+	if list.Kind != "List" || len(list.Items) != 16 {
+		t.Errorf("kind %q with %d items, want a List of 16", list.Kind, len(list.Items))
+	}
+}
+
+func TestRenderOutDir(t *testing.T) {
+	dir := writeTree(t, map[string]string{"a.yaml": site("alpha"), "b.yaml": site("bravo")})
+	out := filepath.Join(t.TempDir(), "rendered")
+	stdout, stderr, code := run(t, "render", "--root", dir, "--out-dir", out, dir)
+	if code != ExitOK || stdout != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	for _, name := range []string{"alpha.yaml", "bravo.yaml"} {
+		data, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(data, []byte("kind: KlusterletAddonConfig")) {
+			t.Errorf("%s is incomplete", name)
+		}
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 2 {
+		t.Errorf("out dir holds %d entries, want 2 (no temporary files left)", len(entries))
+	}
+}
