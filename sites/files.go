@@ -55,23 +55,45 @@ type fileReader struct {
 	fsys    fs.FS
 	maxSize int64
 
-	mu    sync.Mutex
-	files map[string]fileResult
-	dirs  map[string]dirResult
-}
-
-type fileResult struct {
-	f   *File
-	err error
-}
-
-type dirResult struct {
-	d   *ManifestDir
-	err error
+	files memo[*File]
+	dirs  memo[*ManifestDir]
 }
 
 func newFileReader(fsys fs.FS, maxSize int64) *fileReader {
-	return &fileReader{fsys: fsys, maxSize: maxSize, files: map[string]fileResult{}, dirs: map[string]dirResult{}}
+	return &fileReader{fsys: fsys, maxSize: maxSize}
+}
+
+// memo remembers the outcome of reading each path, errors included, so
+// that a file every site refers to is read once. Safe for concurrent use.
+type memo[T any] struct {
+	mu   sync.Mutex
+	done map[string]memoEntry[T]
+}
+
+type memoEntry[T any] struct {
+	v   T
+	err error
+}
+
+func (m *memo[T]) get(p string, read func(string) (T, error)) (T, error) {
+	m.mu.Lock()
+	e, ok := m.done[p]
+	m.mu.Unlock()
+	if ok {
+		return e.v, e.err
+	}
+	e.v, e.err = read(p)
+	m.mu.Lock()
+	if m.done == nil {
+		m.done = map[string]memoEntry[T]{}
+	}
+	if prev, raced := m.done[p]; raced {
+		e = prev // keep one value per path, so pointers can be compared
+	} else {
+		m.done[p] = e
+	}
+	m.mu.Unlock()
+	return e.v, e.err
 }
 
 // RootPath turns a path written in a site into a path inside the fleet
@@ -97,21 +119,13 @@ func (r *fileReader) readFile(p string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.mu.Lock()
-	res, ok := r.files[rp]
-	r.mu.Unlock()
-	if ok {
-		return res.f, res.err
-	}
-	data, err := readLimited(r.fsys, rp, r.maxSize)
-	if err == nil {
-		res.f = &File{Path: rp, Data: data}
-	}
-	res.err = err
-	r.mu.Lock()
-	r.files[rp] = res
-	r.mu.Unlock()
-	return res.f, res.err
+	return r.files.get(rp, func(rp string) (*File, error) {
+		data, err := readLimited(r.fsys, rp, r.maxSize)
+		if err != nil {
+			return nil, err
+		}
+		return &File{Path: rp, Data: data}, nil
+	})
 }
 
 // readLimited reads a file of at most max bytes.
@@ -160,17 +174,9 @@ func (r *fileReader) readDir(p string) (*ManifestDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.mu.Lock()
-	res, ok := r.dirs[rp]
-	r.mu.Unlock()
-	if ok {
-		return res.d, res.err
-	}
-	res.d, res.err = readManifestDir(r.fsys, rp, r.maxSize)
-	r.mu.Lock()
-	r.dirs[rp] = res
-	r.mu.Unlock()
-	return res.d, res.err
+	return r.dirs.get(rp, func(rp string) (*ManifestDir, error) {
+		return readManifestDir(r.fsys, rp, r.maxSize)
+	})
 }
 
 // ReadManifestDir reads a directory of extra manifests from fsys, such as

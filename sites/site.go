@@ -82,9 +82,13 @@ func (s *Site) FieldPath(field string) string {
 // Pos returns where a field (a document path such as
 // "spec.clusters[0].nodes[1].bmcAddress") is defined. For a field that is not
 // set it returns the position of its closest parent that is.
-func (s *Site) Pos(path string) Position {
+func (s *Site) Pos(path string) Position { return closestPos(s.fields, path, s.Source) }
+
+// closestPos returns the position of path, or of its closest parent that
+// has one, or fallback.
+func closestPos(fields map[string]Position, path string, fallback Position) Position {
 	for path != "" {
-		if p, ok := s.fields[path]; ok {
+		if p, ok := fields[path]; ok {
 			return p
 		}
 		i := strings.LastIndexAny(path, ".[")
@@ -93,7 +97,7 @@ func (s *Site) Pos(path string) Position {
 		}
 		path = path[:i]
 	}
-	return s.Source
+	return fallback
 }
 
 // Problem returns an error-severity problem about a field of this site.

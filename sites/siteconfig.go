@@ -268,19 +268,7 @@ type validator struct {
 	problems Problems
 }
 
-func (v *validator) pos(path string) Position {
-	for path != "" {
-		if p, ok := v.fields[path]; ok {
-			return p
-		}
-		i := strings.LastIndexAny(path, ".[")
-		if i < 0 {
-			break
-		}
-		path = path[:i]
-	}
-	return v.docPos
-}
+func (v *validator) pos(path string) Position { return closestPos(v.fields, path, v.docPos) }
 
 func (v *validator) fail(field, format string, args ...any) *Problem {
 	v.problems = append(v.problems, Problem{Pos: v.pos(field), Severity: SeverityError,
