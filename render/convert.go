@@ -3,7 +3,7 @@ package render
 import (
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/runtime"
+	"github.com/siteops/siteops/internal/tomap"
 )
 
 // typedZeroFields are fields the upstream Go types serialize even when they
@@ -16,11 +16,11 @@ var typedZeroFields = map[string][][]string{
 	KindNMStateConfig:     {{"spec", "config"}},
 }
 
-// toContent converts a typed object to JSON-compatible data and removes
-// what a rendered object never carries: an empty creationTimestamp and
-// status (both belong to the hub).
+// toContent converts a typed object to JSON-compatible data, without what
+// a rendered object never carries: status and an empty creationTimestamp
+// (both belong to the hub).
 func toContent(kind string, obj any) (map[string]any, error) {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	m, err := tomap.Object(obj)
 	if err != nil {
 		return nil, fmt.Errorf("convert %s: %w", kind, err)
 	}
@@ -29,7 +29,6 @@ func toContent(kind string, obj any) (map[string]any, error) {
 			delete(md, "creationTimestamp")
 		}
 	}
-	delete(m, "status")
 	for _, path := range typedZeroFields[kind] {
 		removeIfZero(m, path)
 	}
