@@ -2,9 +2,9 @@ package render
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -31,6 +31,7 @@ type Renderer struct {
 	o         options
 	statics   sync.Map // *sites.File -> *staticManifest
 	templates sync.Map // *sites.File -> parsed template
+	sizeHint  atomic.Int64
 }
 
 // New returns a Renderer.
@@ -305,5 +306,3 @@ func (r *siteRender) siteConfigMap() error {
 		Wave: siteConfigMapWave, Content: content})
 	return nil
 }
-
-var _ = fmt.Sprint

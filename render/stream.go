@@ -21,10 +21,15 @@ func (r *Renderer) RenderEncoded(s *sites.Site, enc Encoder) Result {
 	if b == nil {
 		return res
 	}
+	// Start from the size of the last bundle: a fleet's sites are much
+	// alike, and growing a 30 KiB buffer from nothing copies it many times.
+	buf := make([]byte, 0, r.sizeHint.Load()+4096)
 	var err error
-	if res.Encoded, err = enc.Encode(nil, b); err != nil {
+	if res.Encoded, err = enc.Encode(buf, b); err != nil {
 		res.Bundle = nil
 		res.Problems = append(res.Problems, s.Problem(s.FieldPath(""), "%v", err))
+		return res
 	}
+	r.sizeHint.Store(int64(len(res.Encoded)))
 	return res
 }
