@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"reflect"
+	"strconv"
 	"testing"
 	"unicode/utf8"
 
@@ -99,11 +100,19 @@ func normalize(v any) any {
 		if v == "" {
 			v = "0"
 		}
-		r, ok := new(big.Rat).SetString(string(v))
-		if !ok {
+		// Not big.Rat.SetString: it refuses exponents such as
+		// 1E-2000000 that parsers happily read as 0.
+		if i, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+			return normalize(i)
+		}
+		if u, err := strconv.ParseUint(string(v), 10, 64); err == nil {
+			return normalize(u)
+		}
+		f, err := strconv.ParseFloat(string(v), 64)
+		if err != nil {
 			return v
 		}
-		return ratNumber(r)
+		return normalize(f)
 	case float64:
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return v
@@ -271,4 +280,30 @@ func TestRoundTripExhaustive(t *testing.T) {
 		}
 	}
 	gen("", 3)
+}
+
+// TestRoundTripNumberLike tries every short string over the characters
+// that YAML resolvers use for numbers, booleans and timestamps, where a
+// plain scalar most easily turns into something else.
+func TestRoundTripNumberLike(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	alphabet := []byte("0179+-._:xobeEn")
+	var gen func(prefix []byte, n int)
+	gen = func(prefix []byte, n int) {
+		s := string(prefix)
+		out, err := Marshal(s)
+		if err != nil {
+			t.Fatalf("Marshal(%q): %v", s, err)
+		}
+		checkRoundTrip(t, s, out)
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			gen(append(prefix, c), n-1)
+		}
+	}
+	gen(nil, 4)
 }

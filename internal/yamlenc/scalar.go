@@ -240,8 +240,9 @@ func sexagesimal(s string) bool {
 }
 
 // numeric reports whether s, with every underscore removed as yaml.v2 and
-// yaml.v3 do, is an integer in any base strconv.ParseInt accepts with base 0
-// or a float they accept. Out-of-range values count as numbers too.
+// yaml.v3 do, is an integer in any base strconv.ParseInt accepts with base 0,
+// a 0b or 0o integer as their own fallbacks accept it, or a float they
+// accept. Out-of-range values count as numbers too.
 func numeric(s string) bool {
 	sc := numScanner{s: s}
 	if c := sc.peek(); c == '+' || c == '-' {
@@ -261,6 +262,11 @@ func numeric(s string) bool {
 		}
 		if digit != nil {
 			sc.i++
+			// yaml.v2 and yaml.v3 parse the digits after 0b and 0o
+			// with strconv.ParseInt, which takes a sign: 0b+1 is 1.
+			if c := sc.peek(); c == '+' || c == '-' {
+				sc.i++
+			}
 			return sc.digits(digit) > 0 && sc.done()
 		}
 		sc.i = mark
