@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -16,7 +17,7 @@ import (
 // while decoding, so a small file can name the same subtree millions of times
 // (a "billion laughs" document); the budget turns that into a problem instead
 // of exhausting memory.
-const maxNodeVisits = 1 << 20
+const maxNodeVisits = 1 << 18
 
 // errBudget stops decoding once the node budget is spent.
 type errBudget struct{}
@@ -43,7 +44,14 @@ func (d *nodeDecoder) position(n *yaml.Node) Position {
 	return Position{File: d.file, Line: n.Line, Column: n.Column}
 }
 
+// maxProblems bounds the problems kept per document: past it, aliases or
+// a generated file would only repeat the same message.
+const maxProblems = 100
+
 func (d *nodeDecoder) fail(n *yaml.Node, field, format string, args ...any) {
+	if d.add() {
+		return
+	}
 	d.problems = append(d.problems, Problem{
 		Pos: d.position(n), Severity: SeverityError, Field: field,
 		Message: fmt.Sprintf(format, args...),
@@ -99,9 +107,24 @@ func kindName(n *yaml.Node) string {
 		case "!!bool":
 			return "the boolean " + n.Value
 		}
-		return fmt.Sprintf("%q", n.Value)
+		return fmt.Sprintf("%q", clip(n.Value))
 	}
 	return "an unknown node"
+}
+
+// clip shortens a value quoted in a message: a message names the value,
+// it does not reproduce it (and must not echo a secret pasted in the wrong
+// field in full).
+func clip(s string) string {
+	const max = 40
+	if len(s) <= max {
+		return s
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "..."
 }
 
 func (d *nodeDecoder) value(n *yaml.Node, v reflect.Value, path string) {
@@ -191,7 +214,24 @@ func (d *nodeDecoder) structValue(n *yaml.Node, v reflect.Value, path string) {
 	}
 }
 
+// add makes room for one more problem, and reports whether the limit is
+// reached (the last slot then says so).
+func (d *nodeDecoder) add() (full bool) {
+	switch {
+	case len(d.problems) < maxProblems-1:
+		return false
+	case len(d.problems) == maxProblems-1:
+		d.problems = append(d.problems, Problem{Pos: Position{File: d.file}, Severity: SeverityError,
+			Message: fmt.Sprintf("more than %d problems in this document; fix these first", maxProblems-1)})
+	}
+	return true
+}
+
 func (d *nodeDecoder) unknown(k *yaml.Node, fpath, key string, names []string) {
+	if d.add() {
+		return
+	}
+	key = clip(key)
 	p := Problem{Pos: d.position(k), Severity: SeverityWarning, Field: fpath,
 		Message: fmt.Sprintf("unknown field %q is ignored", key)}
 	if why, ok := ignoredFields[key]; ok {
@@ -320,6 +360,7 @@ func parseInt(n *yaml.Node) (int64, bool) {
 }
 
 func joinPath(path, key string) string {
+	key = clip(key)
 	if path == "" {
 		return key
 	}

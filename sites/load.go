@@ -114,8 +114,8 @@ func Stream(ctx context.Context, fsys fs.FS, paths []string, work func(*Site) an
 		for i, s := range d.sites {
 			if first, dup := seen[s.Name]; dup {
 				p1 := Problem{Pos: first, Severity: SeverityError, Site: s.Name, Field: "clusterName",
-					Message: fmt.Sprintf("cluster %q is also defined at %s", s.Name, s.Pos(s.FieldPath("clusterName")))}
-				p2 := s.Problem(s.FieldPath("clusterName"), "cluster %q is already defined at %s; this definition is not rendered", s.Name, first)
+					Message: fmt.Sprintf("cluster %q is also defined at %s", clip(s.Name), s.Pos(s.FieldPath("clusterName")))}
+				p2 := s.Problem(s.FieldPath("clusterName"), "cluster %q is already defined at %s; this definition is not rendered", clip(s.Name), first)
 				p1.Hint = "a cluster name must be unique across the fleet; rename or remove one definition"
 				p2.Hint = p1.Hint
 				if err := emit(Item{Problems: Problems{p1, p2}}); err != nil {
@@ -431,7 +431,7 @@ func dropDuplicates(all []*Site, problems Problems) ([]*Site, Problems) {
 				others = append(others, o.Source.String())
 			}
 		}
-		p := s.Problem(s.FieldPath("clusterName"), "cluster %q is also defined at %s", s.Name, strings.Join(others, ", "))
+		p := s.Problem(s.FieldPath("clusterName"), "cluster %q is also defined at %s", clip(s.Name), strings.Join(others, ", "))
 		p.Hint = "a cluster name must be unique across the fleet; rename or remove one definition"
 		problems = append(problems, p)
 	}

@@ -96,7 +96,7 @@ func decodeSiteConfig(file string, body *yaml.Node, o decodeOptions) ([]*Site, P
 
 	format, ok := siteConfigVersions[sc.ApiVersion]
 	if !ok {
-		v.fail("apiVersion", "apiVersion %q is not a SiteConfig version siteops reads", sc.ApiVersion).
+		v.fail("apiVersion", "apiVersion %q is not a SiteConfig version siteops reads", clip(sc.ApiVersion)).
 			Hint = "use ran.openshift.io/v1 or ran.openshift.io/v2"
 	}
 	if len(sc.Spec.Clusters) == 0 {
@@ -132,7 +132,7 @@ func decodeSiteConfig(file string, body *yaml.Node, o decodeOptions) ([]*Site, P
 			cv.fail(cp+".clusterName", "clusterName is missing").Hint = "every cluster needs a unique clusterName"
 		} else if first, dup := names[c.ClusterName]; dup {
 			cv.fail(cp+".clusterName", "clusterName %q is already used by spec.clusters[%d] (%s)",
-				c.ClusterName, first, v.pos(fmt.Sprintf("spec.clusters[%d].clusterName", first))).Hint = "cluster names must be unique"
+				clip(c.ClusterName), first, v.pos(fmt.Sprintf("spec.clusters[%d].clusterName", first))).Hint = "cluster names must be unique"
 		} else {
 			names[c.ClusterName] = i
 		}
@@ -285,7 +285,7 @@ func (v *validator) warn(field, format string, args ...any) *Problem {
 func (v *validator) checkCrTemplates(field string, m map[string]string, allowed []string) {
 	for kind := range m {
 		if !contains(allowed, kind) {
-			v.fail(joinPath(field, kind), "%q is not a kind that can be overridden here", kind).
+			v.fail(joinPath(field, kind), "%q is not a kind that can be overridden here", clip(kind)).
 				Hint = "allowed: " + strings.Join(allowed, ", ")
 		}
 	}
@@ -302,7 +302,7 @@ func (v *validator) checkCluster(cp string, c *Clusters, sc *SiteConfig, format 
 			Hint = "set spec.clusterImageSetNameRef or the cluster's clusterImageSetNameRef"
 	}
 	if c.CPUPartitioning != CPUPartitioningNone && c.CPUPartitioning != CPUPartitioningAllNodes {
-		v.fail(cp+".cpuPartitioningMode", "cpuPartitioningMode %q is not valid", c.CPUPartitioning).
+		v.fail(cp+".cpuPartitioningMode", "cpuPartitioningMode %q is not valid", clip(string(c.CPUPartitioning))).
 			Hint = "use None or AllNodes"
 	}
 	if c.InstallConfigOverrides != "" {
@@ -313,7 +313,7 @@ func (v *validator) checkCluster(cp string, c *Clusters, sc *SiteConfig, format 
 		}
 	}
 	if !validJSONString(c.NetworkType) {
-		v.fail(cp+".networkType", "networkType %q cannot be written into the install-config overrides", c.NetworkType)
+		v.fail(cp+".networkType", "networkType %q cannot be written into the install-config overrides", clip(c.NetworkType))
 	}
 	if c.ExtraManifests.Filter != nil {
 		v.checkFilter(cp+".extraManifests.filter", c.ExtraManifests.Filter)
@@ -352,14 +352,14 @@ func (v *validator) checkFilter(field string, f *Filter) {
 				Hint = "list the files to keep under include, or set inclusionDefault: include"
 		}
 	default:
-		v.fail(field+".inclusionDefault", "inclusionDefault %q is not valid", *f.InclusionDefault).
+		v.fail(field+".inclusionDefault", "inclusionDefault %q is not valid", clip(*f.InclusionDefault)).
 			Hint = "use include or exclude"
 	}
 }
 
 func (v *validator) checkNode(np string, n *Nodes, c *Clusters) {
 	if n.IronicInspect != "enabled" && n.IronicInspect != "disabled" {
-		v.fail(np+".ironicInspect", "ironicInspect %q is not valid", n.IronicInspect).Hint = "use enabled or disabled"
+		v.fail(np+".ironicInspect", "ironicInspect %q is not valid", clip(n.IronicInspect)).Hint = "use enabled or disabled"
 	}
 	if len(n.DiskPartition) > 0 && c.ClusterType != ClusterTypeSNO {
 		v.fail(np+".diskPartition", "diskPartition is only supported on single-node clusters").
@@ -377,7 +377,7 @@ func (v *validator) checkNode(np string, n *Nodes, c *Clusters) {
 			if p.MountPoint == "" {
 				v.fail(pp+".mount_point", "mount_point is missing").Hint = "give an absolute path such as /var/lib/data"
 			} else if !path.IsAbs(p.MountPoint) {
-				v.fail(pp+".mount_point", "mount_point %q is not an absolute path", p.MountPoint).Hint = "give an absolute path such as /var/lib/data"
+				v.fail(pp+".mount_point", "mount_point %q is not an absolute path", clip(p.MountPoint)).Hint = "give an absolute path such as /var/lib/data"
 			}
 		}
 	}
