@@ -13,14 +13,18 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// maxNodeVisits bounds the work one document may cause. Aliases are followed
+// maxNodeVisits bounds the work one file may cause. Aliases are followed
 // while decoding, so a small file can name the same subtree millions of times
 // (a "billion laughs" document); the budget turns that into a problem instead
-// of exhausting memory.
+// of exhausting memory. It is shared by all documents of a file.
 const maxNodeVisits = 1 << 18
 
-// errBudget stops decoding once the node budget is spent.
-type errBudget struct{}
+// maxDepth bounds nesting (a SiteConfig needs a few dozen levels): deep
+// chains of aliases would otherwise cost memory quadratic in their depth.
+const maxDepth = 1000
+
+// abort stops decoding a document; its message becomes the one problem.
+type abort struct{ msg string }
 
 // nodeDecoder decodes a yaml.Node tree into Go values the way gopkg.in/yaml.v3
 // would (the upstream generator's parser), while keeping the position of every
@@ -28,16 +32,25 @@ type errBudget struct{}
 // of stopping at the first one.
 type nodeDecoder struct {
 	file     string
-	budget   int
+	budget   *int
+	depth    int
 	problems Problems
 	// pos records where each decoded field path starts.
 	pos map[string]Position
-	// ignored explains keys that are accepted but have no effect.
-	ignored map[string]string
+	// expanding holds the anchors being expanded, to catch an anchor used
+	// inside itself.
+	expanding map[*yaml.Node]bool
 }
 
-func newNodeDecoder(file string) *nodeDecoder {
-	return &nodeDecoder{file: file, budget: maxNodeVisits, pos: map[string]Position{}}
+// newNodeDecoder returns a decoder for one document; budget is shared by
+// the documents of a file.
+func newNodeDecoder(file string, budget *int) *nodeDecoder {
+	return &nodeDecoder{file: file, budget: budget, pos: map[string]Position{}, expanding: map[*yaml.Node]bool{}}
+}
+
+func newBudget() *int {
+	b := maxNodeVisits
+	return &b
 }
 
 func (d *nodeDecoder) position(n *yaml.Node) Position {
@@ -59,14 +72,18 @@ func (d *nodeDecoder) fail(n *yaml.Node, field, format string, args ...any) {
 }
 
 // decode decodes n into the value v points at. It returns false when the
-// node budget ran out; problems found on the way are collected in d.
+// document had to be abandoned (alias bomb, alias cycle, nesting too deep);
+// problems found on the way are collected in d.
 func (d *nodeDecoder) decode(n *yaml.Node, v reflect.Value, path string) (ok bool) {
+	var at *yaml.Node = n
 	defer func() {
 		if r := recover(); r != nil {
-			if _, budget := r.(errBudget); !budget {
+			a, isAbort := r.(abort)
+			if !isAbort {
 				panic(r)
 			}
-			d.fail(n, "", "the document expands to more than %d YAML nodes through aliases; remove the repeated aliases (a YAML alias bomb?)", maxNodeVisits)
+			d.problems = append(d.problems, Problem{Pos: d.position(at), Severity: SeverityError, Message: a.msg,
+				Hint: "write the repeated part out, or remove the alias"})
 			ok = false
 		}
 	}()
@@ -74,20 +91,100 @@ func (d *nodeDecoder) decode(n *yaml.Node, v reflect.Value, path string) (ok boo
 	return true
 }
 
-func (d *nodeDecoder) visit(n *yaml.Node) *yaml.Node {
-	for n.Kind == yaml.AliasNode {
-		d.spend()
-		n = n.Alias
-	}
+// enter resolves aliases and accounts for one node. The returned function
+// must be called when the node is done with.
+func (d *nodeDecoder) enter(n *yaml.Node) (*yaml.Node, func()) {
 	d.spend()
+	var anchors []*yaml.Node
+	for n.Kind == yaml.AliasNode {
+		target := n.Alias
+		if d.expanding[target] {
+			panic(abort{fmt.Sprintf("line %d: the anchor %q is used inside itself", n.Line, clip(n.Value))})
+		}
+		d.expanding[target] = true
+		anchors = append(anchors, target)
+		d.spend()
+		n = target
+	}
+	d.depth++
+	if d.depth > maxDepth {
+		panic(abort{fmt.Sprintf("line %d: the document nests more than %d levels deep", n.Line, maxDepth)})
+	}
+	return n, func() {
+		d.depth--
+		for _, a := range anchors {
+			delete(d.expanding, a)
+		}
+	}
+}
+
+// visit resolves the aliases of a node that is not descended into (a key).
+func (d *nodeDecoder) visit(n *yaml.Node) *yaml.Node {
+	n, leave := d.enter(n)
+	leave()
 	return n
 }
 
 func (d *nodeDecoder) spend() {
-	d.budget--
-	if d.budget < 0 {
-		panic(errBudget{})
+	*d.budget--
+	if *d.budget < 0 {
+		panic(abort{fmt.Sprintf("the file expands to more than %d YAML nodes through aliases (a YAML alias bomb?)", maxNodeVisits)})
 	}
+}
+
+// pairs returns the key/value pairs of a mapping with YAML merge keys
+// ("<<: *base") resolved as yaml.v3 resolves them: keys written in the
+// mapping win over merged ones, and among merged mappings the first wins.
+func (d *nodeDecoder) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
+	var explicit, merged [][2]*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Value == "<<" && k.ShortTag() == "!!merge" {
+			merged = append(merged, d.mergeSources(v, path)...)
+			continue
+		}
+		explicit = append(explicit, [2]*yaml.Node{k, v})
+	}
+	if len(merged) == 0 {
+		return explicit
+	}
+	seen := map[string]bool{}
+	for _, p := range explicit {
+		seen[p[0].Value] = true
+	}
+	out := explicit
+	for _, p := range merged {
+		if !seen[p[0].Value] {
+			seen[p[0].Value] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// mergeSources returns the pairs a merge key brings in: a mapping, or a
+// list of mappings (earlier ones win).
+func (d *nodeDecoder) mergeSources(v *yaml.Node, path string) [][2]*yaml.Node {
+	v, leave := d.enter(v)
+	defer leave()
+	switch v.Kind {
+	case yaml.MappingNode:
+		return d.pairs(v, path)
+	case yaml.SequenceNode:
+		var out [][2]*yaml.Node
+		for _, e := range v.Content {
+			e, leaveE := d.enter(e)
+			if e.Kind != yaml.MappingNode {
+				d.fail(e, path, "a merge key (<<) takes mappings, got %s", kindName(e))
+			} else {
+				out = append(out, d.pairs(e, path)...)
+			}
+			leaveE()
+		}
+		return out
+	}
+	d.fail(v, path, "a merge key (<<) takes a mapping or a list of mappings, got %s", kindName(v))
+	return nil
 }
 
 func isNull(n *yaml.Node) bool {
@@ -115,8 +212,11 @@ func kindName(n *yaml.Node) string {
 // clip shortens a value quoted in a message: a message names the value,
 // it does not reproduce it (and must not echo a secret pasted in the wrong
 // field in full).
-func clip(s string) string {
-	const max = 40
+func clip(s string) string { return clipN(s, 40) }
+
+// clipN is clip with a chosen length, for values such as paths that are
+// only useful whole.
+func clipN(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
@@ -128,7 +228,8 @@ func clip(s string) string {
 }
 
 func (d *nodeDecoder) value(n *yaml.Node, v reflect.Value, path string) {
-	n = d.visit(n)
+	n, leave := d.enter(n)
+	defer leave()
 	if isNull(n) {
 		return
 	}
@@ -194,9 +295,10 @@ func (d *nodeDecoder) structValue(n *yaml.Node, v reflect.Value, path string) {
 		dft.setDefaults()
 	}
 	fields := fieldsOf(v.Type())
-	seen := make(map[string]*yaml.Node, len(n.Content)/2)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, val := d.visit(n.Content[i]), n.Content[i+1]
+	pairs := d.pairs(n, path)
+	seen := make(map[string]*yaml.Node, len(pairs))
+	for _, kv := range pairs {
+		k, val := d.visit(kv[0]), kv[1]
 		key := k.Value
 		fpath := joinPath(path, key)
 		if prev, dup := seen[key]; dup {
@@ -249,10 +351,11 @@ func (d *nodeDecoder) mapValue(n *yaml.Node, v reflect.Value, path string) {
 		d.fail(n, path, "must be a mapping, got %s", kindName(n))
 		return
 	}
-	m := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
+	pairs := d.pairs(n, path)
+	m := reflect.MakeMapWithSize(v.Type(), len(pairs))
 	elem := v.Type().Elem()
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := d.visit(n.Content[i])
+	for _, kv := range pairs {
+		k := d.visit(kv[0])
 		if k.Kind != yaml.ScalarNode {
 			d.fail(k, path, "keys must be strings, got %s", kindName(k))
 			continue
@@ -264,7 +367,7 @@ func (d *nodeDecoder) mapValue(n *yaml.Node, v reflect.Value, path string) {
 		}
 		d.pos[fpath] = d.position(k)
 		ev := reflect.New(elem).Elem()
-		d.value(n.Content[i+1], ev, fpath)
+		d.value(kv[1], ev, fpath)
 		m.SetMapIndex(reflect.ValueOf(k.Value).Convert(v.Type().Key()), ev)
 	}
 	v.Set(m)
@@ -274,25 +377,23 @@ func (d *nodeDecoder) mapValue(n *yaml.Node, v reflect.Value, path string) {
 // JSON-compatible values, resolving scalars as yaml.v3 does: 0644 is the
 // octal integer 420, true is a boolean, "true" is a string.
 func (d *nodeDecoder) generic(n *yaml.Node, path string) any {
-	n = d.visit(n)
+	n, leave := d.enter(n)
+	defer leave()
 	switch n.Kind {
 	case yaml.MappingNode:
-		m := make(map[string]any, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := d.visit(n.Content[i])
+		pairs := d.pairs(n, path)
+		m := make(map[string]any, len(pairs))
+		for _, kv := range pairs {
+			k := d.visit(kv[0])
 			if k.Kind != yaml.ScalarNode {
 				d.fail(k, path, "keys must be strings, got %s", kindName(k))
-				continue
-			}
-			if k.Value == "<<" && k.ShortTag() == "!!merge" {
-				d.fail(k, path, "YAML merge keys (<<) are not supported; write the keys out")
 				continue
 			}
 			if _, dup := m[k.Value]; dup {
 				d.fail(k, joinPath(path, k.Value), "defined twice; keep one")
 				continue
 			}
-			m[k.Value] = d.generic(n.Content[i+1], joinPath(path, k.Value))
+			m[k.Value] = d.generic(kv[1], joinPath(path, k.Value))
 		}
 		return m
 	case yaml.SequenceNode:

@@ -64,35 +64,31 @@ func newFileReader(fsys fs.FS, maxSize int64) *fileReader {
 }
 
 // memo remembers the outcome of reading each path, errors included, so
-// that a file every site refers to is read once. Safe for concurrent use.
+// that a file every site refers to is read once, even when many sites ask
+// for it at the same moment. Safe for concurrent use.
 type memo[T any] struct {
 	mu   sync.Mutex
-	done map[string]memoEntry[T]
+	done map[string]*memoEntry[T]
 }
 
 type memoEntry[T any] struct {
-	v   T
-	err error
+	once sync.Once
+	v    T
+	err  error
 }
 
 func (m *memo[T]) get(p string, read func(string) (T, error)) (T, error) {
 	m.mu.Lock()
-	e, ok := m.done[p]
-	m.mu.Unlock()
-	if ok {
-		return e.v, e.err
-	}
-	e.v, e.err = read(p)
-	m.mu.Lock()
 	if m.done == nil {
-		m.done = map[string]memoEntry[T]{}
+		m.done = map[string]*memoEntry[T]{}
 	}
-	if prev, raced := m.done[p]; raced {
-		e = prev // keep one value per path, so pointers can be compared
-	} else {
+	e, ok := m.done[p]
+	if !ok {
+		e = &memoEntry[T]{}
 		m.done[p] = e
 	}
 	m.mu.Unlock()
+	e.once.Do(func() { e.v, e.err = read(p) })
 	return e.v, e.err
 }
 
@@ -159,9 +155,9 @@ func readLimited(fsys fs.FS, p string, max int64) ([]byte, error) {
 func explainFSError(p string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s does not exist (paths are relative to the fleet root)", p)
+		return fmt.Errorf("%s does not exist: %w", p, fs.ErrNotExist)
 	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("%s cannot be read: permission denied", p)
+		return fmt.Errorf("%s cannot be read: %w", p, fs.ErrPermission)
 	case strings.Contains(err.Error(), "escapes from parent"), strings.Contains(err.Error(), "path escapes"):
 		return fmt.Errorf("%s is a symlink that leads outside the fleet root", p)
 	}

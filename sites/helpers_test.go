@@ -198,3 +198,17 @@ func wantContains(t *testing.T, what, s string, parts ...string) {
 		}
 	}
 }
+
+// wantAllSite fails unless every problem names site: a problem must stay
+// with the cluster it is in.
+func wantAllSite(t *testing.T, ps Problems, site string) {
+	t.Helper()
+	if len(ps) == 0 {
+		t.Fatalf("no problems, want some for site %q", site)
+	}
+	for _, p := range ps {
+		if p.Site != site {
+			t.Errorf("problem names site %q, want %q: %s", p.Site, site, p.Error())
+		}
+	}
+}

@@ -104,7 +104,11 @@ func Stream(ctx context.Context, fsys fs.FS, paths []string, work func(*Site) an
 		}
 	}
 	// Only the place of each name is kept, not the site: memory stays flat.
-	seen := map[string]Position{}
+	type definition struct {
+		pos   Position
+		field string
+	}
+	seen := map[string]definition{}
 	return l.decodeStream(ctx, work, func(d decoded) error {
 		if len(d.problems) > 0 {
 			if err := emit(Item{Problems: d.problems}); err != nil {
@@ -113,9 +117,9 @@ func Stream(ctx context.Context, fsys fs.FS, paths []string, work func(*Site) an
 		}
 		for i, s := range d.sites {
 			if first, dup := seen[s.Name]; dup {
-				p1 := Problem{Pos: first, Severity: SeverityError, Site: s.Name, Field: "clusterName",
+				p1 := Problem{Pos: first.pos, Severity: SeverityError, Site: s.Name, Field: first.field,
 					Message: fmt.Sprintf("cluster %q is also defined at %s", clip(s.Name), s.Pos(s.FieldPath("clusterName")))}
-				p2 := s.Problem(s.FieldPath("clusterName"), "cluster %q is already defined at %s; this definition is not rendered", clip(s.Name), first)
+				p2 := s.Problem(s.FieldPath("clusterName"), "cluster %q is already defined at %s; this definition is not rendered", clip(s.Name), first.pos)
 				p1.Hint = "a cluster name must be unique across the fleet; rename or remove one definition"
 				p2.Hint = p1.Hint
 				if err := emit(Item{Problems: Problems{p1, p2}}); err != nil {
@@ -123,7 +127,7 @@ func Stream(ctx context.Context, fsys fs.FS, paths []string, work func(*Site) an
 				}
 				continue
 			}
-			seen[s.Name] = s.Pos(s.FieldPath("clusterName"))
+			seen[s.Name] = definition{pos: s.Pos(s.FieldPath("clusterName")), field: s.FieldPath("clusterName")}
 			it := Item{Site: s}
 			if d.results != nil {
 				it.Result = d.results[i]
@@ -138,7 +142,8 @@ func Stream(ctx context.Context, fsys fs.FS, paths []string, work func(*Site) an
 
 func newLoader(fsys fs.FS, paths []string, opts []Option) *loader {
 	o := applyOptions(opts)
-	l := &loader{fsys: fsys, o: o, reader: newFileReader(fsys, o.maxFileSize), seen: map[string]bool{}}
+	l := &loader{fsys: fsys, o: o, reader: newFileReader(fsys, o.maxFileSize), seen: map[string]bool{},
+		kustomizations: map[string]bool{}, active: map[string]bool{}}
 	for _, p := range paths {
 		l.collect(p, ".")
 	}
@@ -153,17 +158,25 @@ type candidate struct {
 }
 
 type loader struct {
-	fsys     fs.FS
-	o        options
-	reader   *fileReader
-	files    []candidate
-	seen     map[string]bool
-	problems Problems
+	fsys   fs.FS
+	o      options
+	reader *fileReader
+	files  []candidate
+	seen   map[string]bool
+	// kustomizations read so far, and those being read (to catch cycles).
+	kustomizations, active map[string]bool
+	problems               Problems
 }
 
 func (l *loader) problem(file, format string, args ...any) {
 	l.problems = append(l.problems, Problem{Pos: Position{File: file}, Severity: SeverityError,
 		Message: fmt.Sprintf(format, args...)})
+}
+
+// problemErr reports err on file, keeping it for errors.Is.
+func (l *loader) problemErr(file string, err error) {
+	l.problems = append(l.problems, Problem{Pos: Position{File: file}, Severity: SeverityError,
+		Message: err.Error(), Err: err})
 }
 
 // collect adds the SiteConfig candidates under p; base is the directory
@@ -176,7 +189,7 @@ func (l *loader) collect(p, base string) {
 	}
 	st, err := fs.Stat(l.fsys, p)
 	if err != nil {
-		l.problem(p, "%v", explainFSError(p, err))
+		l.problemErr(p, explainFSError(p, err))
 		return
 	}
 	if !st.IsDir() {
@@ -188,7 +201,7 @@ func (l *loader) collect(p, base string) {
 	}
 	err = fs.WalkDir(l.fsys, p, func(fp string, d fs.DirEntry, err error) error {
 		if err != nil {
-			l.problem(fp, "%v", explainFSError(fp, err))
+			l.problemErr(fp, explainFSError(fp, err))
 			return nil
 		}
 		name := d.Name()
@@ -240,30 +253,52 @@ func (l *loader) collectKustomization(dir string) bool {
 	if file == "" {
 		return false
 	}
+	switch {
+	case l.active[dir]:
+		l.problem(file, "the kustomization includes itself (through resources: or generators:); remove the entry that leads back here")
+		return true
+	case l.kustomizations[dir]:
+		return true // already read through another path
+	}
+	l.kustomizations[dir], l.active[dir] = true, true
+	defer delete(l.active, dir)
 	data, err := readLimited(l.fsys, file, l.o.maxFileSize)
 	if err != nil {
-		l.problem(file, "%v", err)
+		l.problemErr(file, err)
 		return true
 	}
 	var k kustomization
 	if err := yaml.Unmarshal(data, &k); err != nil {
-		l.problems = append(l.problems, yamlProblem(file, err))
+		l.problems = append(l.problems, yamlProblem(file, data, err))
 		return true
 	}
 	for _, g := range k.Generators {
 		l.collectEntry(dir, file, "generators", g)
 	}
 	for _, r := range k.Resources {
-		if st, err := fs.Stat(l.fsys, path.Join(dir, r)); err == nil && st.IsDir() {
+		// Resources that are files are plain objects, never sites; only
+		// directories can hold further SiteConfigs.
+		if isRemote(r) || path.IsAbs(r) {
+			l.collectEntry(dir, file, "resources", r)
+		} else if st, err := fs.Stat(l.fsys, path.Join(dir, r)); err == nil && st.IsDir() {
 			l.collectEntry(dir, file, "resources", r)
 		}
 	}
 	return true
 }
 
+// isRemote reports whether a kustomization entry names a remote location.
+func isRemote(entry string) bool {
+	return strings.Contains(entry, "://") || strings.HasPrefix(entry, "github.com/") || strings.HasPrefix(entry, "git@")
+}
+
 func (l *loader) collectEntry(dir, file, field, entry string) {
-	if strings.Contains(entry, "://") || strings.HasPrefix(entry, "github.com/") {
-		l.problem(file, "%s entry %q is a remote location; siteops reads only files of this repository", field, entry)
+	if isRemote(entry) {
+		l.problem(file, "%s entry %q is a remote location; siteops reads only files of this repository", field, clipN(entry, 256))
+		return
+	}
+	if path.IsAbs(entry) {
+		l.problem(file, "%s entry %q is an absolute path; give a path relative to the kustomization", field, clipN(entry, 256))
 		return
 	}
 	p, err := RootPath(path.Join(dir, entry))
@@ -364,7 +399,9 @@ func (l *loader) resolve(s *Site) Problems {
 	file := func(field, p string) {
 		f, err := l.reader.readFile(s.join(p))
 		if err != nil {
-			problems = append(problems, s.Problem(field, "%v", err))
+			pr := s.Problem(field, "%v", err)
+			pr.Err = err
+			problems = append(problems, pr)
 			return
 		}
 		files.Files[p] = f
@@ -372,7 +409,9 @@ func (l *loader) resolve(s *Site) Problems {
 	dir := func(field, p string) {
 		d, err := l.reader.readDir(s.join(p))
 		if err != nil {
-			problems = append(problems, s.Problem(field, "%v", err))
+			pr := s.Problem(field, "%v", err)
+			pr.Err = err
+			problems = append(problems, pr)
 			return
 		}
 		files.Dirs[p] = d

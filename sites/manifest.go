@@ -22,13 +22,13 @@ func DecodeManifest(file string, data []byte) (map[string]any, error) {
 		return nil, fmt.Errorf("%s: the file holds no YAML document", file)
 	}
 	if err != nil {
-		p := yamlProblem(file, err)
+		p := yamlProblem(file, data, err)
 		return nil, fmt.Errorf("%s: %s", p.Pos, p.Message)
 	}
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s: the document is not a YAML mapping", file)
 	}
-	d := newNodeDecoder(file)
+	d := newNodeDecoder(file, newBudget())
 	var out map[string]any
 	if !d.decode(root.Content[0], reflect.ValueOf(&out).Elem(), "") || d.problems.HasErrors() {
 		return nil, d.problems[0]

@@ -29,6 +29,7 @@ func decodeFile(file string, data []byte, o decodeOptions) ([]*Site, Problems) {
 		problems Problems
 	)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
+	budget := newBudget()
 	for doc := 0; ; doc++ {
 		var root yaml.Node
 		err := dec.Decode(&root)
@@ -36,7 +37,7 @@ func decodeFile(file string, data []byte, o decodeOptions) ([]*Site, Problems) {
 			break
 		}
 		if err != nil {
-			problems = append(problems, yamlProblem(file, err))
+			problems = append(problems, yamlProblem(file, data, err))
 			break // the rest of the stream cannot be trusted
 		}
 		if len(root.Content) == 0 {
@@ -46,7 +47,11 @@ func decodeFile(file string, data []byte, o decodeOptions) ([]*Site, Problems) {
 		if kind := mappingValue(body, "kind"); kind == nil || kind.Value != "SiteConfig" {
 			continue
 		}
-		s, p := decodeSiteConfig(file, body, o)
+		s, p := decodeSiteConfig(file, body, budget, o)
+		if *budget < 0 {
+			problems = append(problems, p...)
+			break // the alias budget of the file is spent
+		}
 		out = append(out, s...)
 		problems = append(problems, p...)
 	}
@@ -55,15 +60,38 @@ func decodeFile(file string, data []byte, o decodeOptions) ([]*Site, Problems) {
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 
+// yamlParserErrors are the messages of gopkg.in/yaml.v3's parser (as
+// opposed to its scanner). For these it prints a 0-based line: the line
+// where the broken construct starts, counted from 0.
+var yamlParserErrors = []string{
+	"did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"did not find expected '-' indicator", "did not find expected <document start>",
+	"did not find expected <stream-start>", "did not find expected key",
+	"did not find expected node content", "found duplicate %TAG directive",
+	"found duplicate %YAML directive", "found incompatible YAML document", "found undefined tag handle",
+}
+
 // yamlProblem turns a YAML syntax error into a problem at its line.
-func yamlProblem(file string, err error) Problem {
+var unknownAnchor = regexp.MustCompile(`^yaml: unknown anchor '(.*)' referenced$`)
+
+func yamlProblem(file string, data []byte, err error) Problem {
 	msg := err.Error()
 	p := Problem{Pos: Position{File: file}, Severity: SeverityError, Err: err,
 		Hint: "fix the YAML syntax; every other file is still read"}
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		p.Pos.Line, _ = strconv.Atoi(m[1])
 		msg = msg[len(m[0]):]
+		if contains(yamlParserErrors, msg) {
+			p.Pos.Line++
+		}
 	} else {
+		// yaml.v3 gives no line for an unknown anchor: find the alias.
+		if m := unknownAnchor.FindStringSubmatch(msg); m != nil {
+			if i := bytes.Index(data, []byte("*"+m[1])); i >= 0 {
+				p.Pos.Line = bytes.Count(data[:i], []byte("\n")) + 1
+				p.Pos.Column = i - bytes.LastIndexByte(data[:i], '\n')
+			}
+		}
 		msg = strings.TrimPrefix(msg, "yaml: ")
 	}
 	p.Message = "not valid YAML: " + msg
@@ -84,22 +112,28 @@ func mappingValue(n *yaml.Node, key string) *yaml.Node {
 
 // decodeSiteConfig decodes one SiteConfig document and checks what the
 // upstream generator checks (siteconfig-v1.md §4), cluster by cluster.
-func decodeSiteConfig(file string, body *yaml.Node, o decodeOptions) ([]*Site, Problems) {
-	d := newNodeDecoder(file)
+func decodeSiteConfig(file string, body *yaml.Node, budget *int, o decodeOptions) ([]*Site, Problems) {
+	d := newNodeDecoder(file, budget)
 	sc := &SiteConfig{}
 	docPos := d.position(body)
 	if !d.decode(body, reflect.ValueOf(sc).Elem(), "") {
 		return nil, d.problems
 	}
 	siteName := sc.Metadata.Name
-	v := &validator{file: file, fields: d.pos, docPos: docPos, site: siteName}
+	broken := map[string]bool{}
+	for _, p := range d.problems {
+		if p.Severity == SeverityError {
+			broken[p.Field] = true
+		}
+	}
+	v := &validator{file: file, fields: d.pos, docPos: docPos, site: siteName, broken: broken}
 
 	format, ok := siteConfigVersions[sc.ApiVersion]
 	if !ok {
 		v.fail("apiVersion", "apiVersion %q is not a SiteConfig version siteops reads", clip(sc.ApiVersion)).
 			Hint = "use ran.openshift.io/v1 or ran.openshift.io/v2"
 	}
-	if len(sc.Spec.Clusters) == 0 {
+	if len(sc.Spec.Clusters) == 0 && !broken["spec.clusters"] {
 		v.fail("spec.clusters", "no clusters are defined").Hint = "add at least one entry under spec.clusters"
 	}
 	v.checkCrTemplates("spec.crTemplates", sc.Spec.CrTemplates, crTemplateClusterKinds)
@@ -125,7 +159,7 @@ func decodeSiteConfig(file string, body *yaml.Node, o decodeOptions) ([]*Site, P
 	var out []*Site
 	for i := range sc.Spec.Clusters {
 		c := &sc.Spec.Clusters[i]
-		cv := &validator{file: file, fields: d.pos, docPos: docPos, site: c.ClusterName}
+		cv := &validator{file: file, fields: d.pos, docPos: docPos, site: c.ClusterName, broken: broken}
 		cp := fmt.Sprintf("spec.clusters[%d]", i)
 		if c.ClusterName == "" {
 			cv.site = fmt.Sprintf("%s/clusters[%d]", siteName, i)
@@ -266,6 +300,9 @@ type validator struct {
 	fields   map[string]Position
 	docPos   Position
 	problems Problems
+	// broken holds the fields that already failed to decode: checks on
+	// them would only repeat the error.
+	broken map[string]bool
 }
 
 func (v *validator) pos(path string) Position { return closestPos(v.fields, path, v.docPos) }
@@ -293,7 +330,7 @@ func (v *validator) checkCrTemplates(field string, m map[string]string, allowed 
 
 // checkCluster applies the generator's own checks (siteconfig-v1.md §4).
 func (v *validator) checkCluster(cp string, c *Clusters, sc *SiteConfig, format Format) {
-	if c.NumMasters == 0 {
+	if c.NumMasters == 0 && !v.broken[cp+".nodes"] {
 		v.fail(cp+".nodes", "the cluster has no master node (counted %d masters, %d other nodes)", c.NumMasters, len(c.Nodes)-int(c.NumMasters)).
 			Hint = `at least one node needs role "master" (the default when role is left out)`
 	}
