@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"path"
 	"sort"
@@ -63,6 +64,28 @@ func (r *Renderer) template(f *sites.File) (*template.Template, error) {
 	}
 	r.templates.Store(f, parsed{t, err})
 	return t, err
+}
+
+// CheckDefaultManifests reads every file of the default extra-manifest set
+// once, so that a broken set is reported once rather than by every site.
+// Files are checked as manifests or parsed as templates; what templates
+// produce depends on each site and is checked there.
+func (r *Renderer) CheckDefaultManifests() error {
+	d := r.o.defaultManifests
+	if d == nil {
+		return nil
+	}
+	var errs []error
+	for _, f := range d.Files {
+		if strings.HasSuffix(f.Path, ".tmpl") {
+			if _, err := r.template(f); err != nil {
+				errs = append(errs, err)
+			}
+		} else if m := r.static(f); m.err != nil {
+			errs = append(errs, m.err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // annotateManifest parses a manifest, marks it as generated and serializes it.

@@ -91,6 +91,10 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 		}
 	}
 	r := render.New(opts...)
+	if err := r.CheckDefaultManifests(); err != nil {
+		fmt.Fprintf(stderr, "--extra-manifests-dir %s: %v\n", f.manifestsDir, err)
+		return errFailed
+	}
 	work := func(s *sites.Site) any { return r.RenderEncoded(s, enc) }
 	failed := false
 	err = sites.Stream(cmd.Context(), root.FS(), paths, work, func(it sites.Item) error {

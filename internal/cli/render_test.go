@@ -155,3 +155,15 @@ func TestRenderOutDir(t *testing.T) {
 		t.Errorf("out dir holds %d entries, want 2 (no temporary files left)", len(entries))
 	}
 }
+
+func TestRenderBrokenDefaultManifestsReportedOnce(t *testing.T) {
+	dir := writeTree(t, map[string]string{"a.yaml": site("alpha"), "b.yaml": site("bravo")})
+	manifests := writeTree(t, map[string]string{"10-bad.yaml": "kind: [unclosed\n", "20-good.yaml": "kind: Namespace\n"})
+	stdout, stderr, code := run(t, "render", "--root", dir, "--extra-manifests-dir", manifests, dir)
+	if code != ExitFailure || stdout != "" {
+		t.Fatalf("exit %d, stdout %q", code, stdout)
+	}
+	if n := strings.Count(stderr, "10-bad.yaml"); n != 1 {
+		t.Errorf("the broken manifest is reported %d times, want once:\n%s", n, stderr)
+	}
+}
