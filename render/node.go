@@ -8,7 +8,6 @@ import (
 
 	metal3 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	aiv1beta1 "github.com/siteops/siteops/apis/agentinstall/v1beta1"
@@ -25,13 +24,9 @@ func (r *siteRender) nmStateConfig(i int) (any, error) {
 		TypeMeta:   typeMeta(aiv1beta1.SchemeGroupVersion.String(), KindNMStateConfig),
 		ObjectMeta: md,
 	}
-	if len(n.NodeNetwork.Config) > 0 {
-		raw, err := json.Marshal(n.NodeNetwork.Config)
-		if err != nil {
-			return nil, r.fieldError(fmt.Sprintf("nodes[%d].nodeNetwork.config", i), "%v", err)
-		}
-		nm.Spec.Config = runtime.RawExtension{Raw: raw}
-	}
+	// spec.config, the free-form nmstate document, is added to the
+	// converted content by nmStateConfigContent: going through the typed
+	// RawExtension would mean a JSON round trip per host.
 	for _, itf := range n.NodeNetwork.Interfaces {
 		nm.Spec.Interfaces = append(nm.Spec.Interfaces, &aiv1beta1.Interface{Name: itf.Name, MacAddress: itf.MacAddress})
 	}

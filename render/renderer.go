@@ -103,7 +103,12 @@ func (r *siteRender) render() ([]*Object, error) {
 		if !r.hasNetwork(i) {
 			continue // no NMStateConfig for a host without static network (BZ 2028510)
 		}
-		if err := r.emit(KindNMStateConfig, i, func() (any, error) { return r.nmStateConfig(i) }); err != nil {
+		config := func(content map[string]any) {
+			if c := c.Nodes[i].NodeNetwork.Config; len(c) > 0 {
+				ensureMap(content, "spec")["config"] = deepCopy(c)
+			}
+		}
+		if _, err := r.emitContent(KindNMStateConfig, i, func() (any, error) { return r.nmStateConfig(i) }, config, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -164,11 +169,14 @@ func (r *siteRender) suppressed(kind string, node int) bool {
 // emit builds one resource, applies its crTemplate and the post-processing
 // every generated object gets, and adds it.
 func (r *siteRender) emit(kind string, node int, build func() (any, error)) error {
-	_, err := r.emitContent(kind, node, build, nil)
+	_, err := r.emitContent(kind, node, build, nil, nil)
 	return err
 }
 
-func (r *siteRender) emitContent(kind string, node int, build func() (any, error), finish func(map[string]any)) (*Object, error) {
+// emitContent is emit with two hooks: complete adds to the default content
+// what the typed object does not carry, before a crTemplate may replace
+// it; finish runs on the final content, overridden or not.
+func (r *siteRender) emitContent(kind string, node int, build func() (any, error), complete, finish func(map[string]any)) (*Object, error) {
 	if r.suppressed(kind, node) {
 		return nil, nil
 	}
@@ -179,6 +187,9 @@ func (r *siteRender) emitContent(kind string, node int, build func() (any, error
 	content, err := toContent(kind, typed)
 	if err != nil {
 		return nil, err
+	}
+	if complete != nil {
+		complete(content)
 	}
 	if content, err = r.applyCRTemplate(kind, node, content); err != nil {
 		return nil, r.fieldError("crTemplates", "%v", err)
@@ -269,7 +280,7 @@ func (r *siteRender) manifestsConfigMap() error {
 			}
 		}
 	}
-	_, err = r.emitContent(KindConfigMap, -1, build, finish)
+	_, err = r.emitContent(KindConfigMap, -1, build, nil, finish)
 	return err
 }
 

@@ -53,6 +53,13 @@ func newBudget() *int {
 	return &b
 }
 
+// record keeps where a field is, unless positions are not wanted.
+func (d *nodeDecoder) record(path string, n *yaml.Node) {
+	if d.pos != nil {
+		d.pos[path] = d.position(n)
+	}
+}
+
 func (d *nodeDecoder) position(n *yaml.Node) Position {
 	return Position{File: d.file, Line: n.Line, Column: n.Column}
 }
@@ -251,7 +258,7 @@ func (d *nodeDecoder) value(n *yaml.Node, v reflect.Value, path string) {
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 		for i, c := range n.Content {
 			ep := fmt.Sprintf("%s[%d]", path, i)
-			d.pos[ep] = d.position(c)
+			d.record(ep, c)
 			d.value(c, s.Index(i), ep)
 		}
 		v.Set(s)
@@ -311,7 +318,7 @@ func (d *nodeDecoder) structValue(n *yaml.Node, v reflect.Value, path string) {
 			d.unknown(k, fpath, key, fields.names)
 			continue
 		}
-		d.pos[fpath] = d.position(k)
+		d.record(fpath, k)
 		d.value(val, v.Field(idx), fpath)
 	}
 }
@@ -365,7 +372,7 @@ func (d *nodeDecoder) mapValue(n *yaml.Node, v reflect.Value, path string) {
 			d.fail(k, fpath, "defined twice; keep one")
 			continue
 		}
-		d.pos[fpath] = d.position(k)
+		d.record(fpath, k)
 		ev := reflect.New(elem).Elem()
 		d.value(kv[1], ev, fpath)
 		m.SetMapIndex(reflect.ValueOf(k.Value).Convert(v.Type().Key()), ev)

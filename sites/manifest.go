@@ -29,6 +29,7 @@ func DecodeManifest(file string, data []byte) (map[string]any, error) {
 		return nil, fmt.Errorf("%s: the document is not a YAML mapping", file)
 	}
 	d := newNodeDecoder(file, newBudget())
+	d.pos = nil // a manifest's errors carry their own line; no field index is needed
 	var out map[string]any
 	if !d.decode(root.Content[0], reflect.ValueOf(&out).Elem(), "") || d.problems.HasErrors() {
 		return nil, d.problems[0]
