@@ -133,9 +133,7 @@ func (r *siteRender) infraEnv() (any, error) {
 			NMStateConfigLabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{LabelNMState: c.ClusterName}},
 		},
 	}
-	if p := c.ProxySettings; p != (sites.ProxySettings{}) {
-		ie.Spec.Proxy = &aiv1beta1.Proxy{HTTPProxy: p.HttpProxy, HTTPSProxy: p.HttpsProxy, NoProxy: p.NoProxy}
-	}
+	ie.Spec.Proxy = (*aiv1beta1.Proxy)(aciProxy(c.ProxySettings)) // the same three fields
 	return ie, nil
 }
 

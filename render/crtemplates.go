@@ -16,26 +16,36 @@ import (
 // placeholder matches a value that is exactly one placeholder.
 var placeholder = regexp.MustCompile(`^\{\{\s*\.([A-Za-z0-9_]+)((?:\.[A-Za-z0-9_]+)+)\s*\}\}$`)
 
-// crTemplatePath finds the override for kind: node, then cluster, then
-// site for node kinds; cluster, then site, for the others.
-func (r *siteRender) crTemplatePath(kind string, node int) string {
+// crTemplatePath finds the override for kind, node, then cluster, then
+// site for node kinds; cluster, then site, for the others; and the
+// document path of the entry that names it.
+func (r *siteRender) crTemplatePath(kind string, node int) (p, field string) {
 	if node >= 0 {
 		if p, ok := r.cluster.Nodes[node].CrTemplates[kind]; ok {
-			return p
+			return p, r.site.FieldPath(fmt.Sprintf("nodes[%d].crTemplates.%s", node, kind))
 		}
 	}
 	if p, ok := r.cluster.CrTemplates[kind]; ok {
-		return p
+		return p, r.site.FieldPath("crTemplates." + kind)
 	}
-	return r.site.Spec().CrTemplates[kind]
+	return r.site.Spec().CrTemplates[kind], "spec.crTemplates." + kind
 }
 
 // applyCRTemplate replaces def by the kind's override, if the site has one.
+// Its errors are problems on the crTemplates entry.
 func (r *siteRender) applyCRTemplate(kind string, node int, def map[string]any) (map[string]any, error) {
-	p := r.crTemplatePath(kind, node)
+	p, field := r.crTemplatePath(kind, node)
 	if p == "" {
 		return def, nil
 	}
+	obj, err := r.crTemplate(kind, node, p, def)
+	if err != nil {
+		return nil, r.site.Problem(field, "%v", err)
+	}
+	return obj, nil
+}
+
+func (r *siteRender) crTemplate(kind string, node int, p string, def map[string]any) (map[string]any, error) {
 	f := r.site.Files.Files[p]
 	if f == nil {
 		return nil, fmt.Errorf("crTemplates %s: %s was not loaded", kind, p)
@@ -48,7 +58,7 @@ func (r *siteRender) applyCRTemplate(kind string, node int, def map[string]any) 
 		return nil, fmt.Errorf("crTemplates %s (%s): %v", kind, p, err)
 	}
 	if k, _ := obj["kind"].(string); k != kind {
-		return nil, fmt.Errorf("crTemplates %s: %s holds kind %q; it must hold a %s", kind, p, k, kind)
+		return nil, fmt.Errorf("crTemplates %s: %s holds kind %q; it must hold a %s", kind, p, clipString(k), kind)
 	}
 	md, ok := obj["metadata"].(map[string]any)
 	if !ok {
@@ -125,7 +135,7 @@ func (r *siteRender) lookup(s string, node int) (any, bool, error) {
 	case "Site":
 		root = reflect.ValueOf(r.site.Spec()).Elem()
 	case "Cluster":
-		root = reflect.ValueOf(r.cluster).Elem()
+		root = reflect.ValueOf(r.data).Elem()
 	case "Node":
 		if node < 0 {
 			return nil, false, nil
@@ -207,4 +217,12 @@ func plain(v reflect.Value) any {
 		return v.Float()
 	}
 	return fmt.Sprint(v.Interface())
+}
+
+// clipString shortens repository text quoted in a message.
+func clipString(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
 }

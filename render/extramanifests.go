@@ -1,12 +1,12 @@
 package render
 
 import (
-	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -16,10 +16,6 @@ import (
 
 // Extra manifests: the files of the manifest directories, rendered into the
 // data of the cluster's ConfigMap (siteconfig-v1.md §5.2, §5.5).
-
-// maxTemplateOutput bounds what one extra-manifest template may produce:
-// templates come from the repository, which is not trusted.
-const maxTemplateOutput = 4 << 20
 
 // manifestEntry is one key of the ConfigMap.
 type manifestEntry struct {
@@ -58,9 +54,9 @@ func (r *Renderer) template(f *sites.File) (*template.Template, error) {
 		p := v.(parsed)
 		return p.t, p.err
 	}
-	t, err := template.New(path.Base(f.Path)).Parse(string(f.Data))
+	t, err := parseTemplate(path.Base(f.Path), string(f.Data))
 	if err != nil {
-		err = fmt.Errorf("template %s does not parse: %v", f.Path, err)
+		err = fmt.Errorf("template %s: %v", f.Path, err)
 	}
 	r.templates.Store(f, parsed{t, err})
 	return t, err
@@ -100,19 +96,6 @@ func annotateManifest(file string, data []byte) (map[string]any, string, error) 
 		return nil, "", fmt.Errorf("%s: %v", file, err)
 	}
 	return content, string(text), nil
-}
-
-// limitedBuffer fails writes past its limit.
-type limitedBuffer struct {
-	bytes.Buffer
-	limit int
-}
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if b.Len()+len(p) > b.limit {
-		return 0, fmt.Errorf("template output is over %d bytes", b.limit)
-	}
-	return b.Buffer.Write(p)
 }
 
 // templateData is what an extra-manifest template sees: .Role and .Data,
@@ -179,15 +162,19 @@ func (r *siteRender) extraManifests() (map[string]manifestEntry, error) {
 	return entries, nil
 }
 
-func (r *siteRender) addDir(entries map[string]manifestEntry, d *sites.ManifestDir, roles []string, mergeable bool) error {
+// addDir adds a directory's manifests. predefined is true for the default
+// and search-path directories: their .tmpl files are templates and their
+// MachineConfigs may be merged. The legacy extraManifestPath directory is
+// passed through as it is, templates included, as upstream does.
+func (r *siteRender) addDir(entries map[string]manifestEntry, d *sites.ManifestDir, roles []string, predefined bool) error {
 	for _, f := range d.Files {
 		name := path.Base(f.Path)
-		if !strings.HasSuffix(name, ".tmpl") {
+		if !predefined || !strings.HasSuffix(name, ".tmpl") {
 			m := r.r.static(f)
 			if m.err != nil {
 				return m.err
 			}
-			entries[name] = manifestEntry{text: m.text, content: m.content, mergeable: mergeable}
+			entries[name] = manifestEntry{text: m.text, content: m.content, mergeable: predefined}
 			continue
 		}
 		t, err := r.r.template(f)
@@ -196,7 +183,7 @@ func (r *siteRender) addDir(entries map[string]manifestEntry, d *sites.ManifestD
 		}
 		for _, role := range roles {
 			out := &limitedBuffer{limit: maxTemplateOutput}
-			if err := t.Execute(out, templateData{Role: role, Data: r.cluster}); err != nil {
+			if err := execute(t, out, templateData{Role: role, Data: r.data}); err != nil {
 				return fmt.Errorf("template %s (role %s): %v", f.Path, role, err)
 			}
 			if strings.TrimSpace(out.String()) == "" {
@@ -239,10 +226,7 @@ func (r *siteRender) addWorkload(entries map[string]manifestEntry, dir *sites.Ma
 		if tmpl == nil || crio == nil || kubelet == nil {
 			return fmt.Errorf("cpuset needs %s, %s and %s in %s", workloadManifest, workloadCrio, workloadKubelet, dir.Path)
 		}
-		role := n.Role
-		if role == "" {
-			role = sites.RoleMaster
-		}
+		role := n.Role // as written: an explicit "" stays "", as upstream
 		enc := func(f *sites.File) string {
 			return base64.StdEncoding.EncodeToString([]byte(strings.ReplaceAll(string(f.Data), "$cpuset", n.Cpuset)))
 		}
@@ -262,7 +246,10 @@ func filterManifests(entries map[string]manifestEntry, f *sites.Filter) error {
 		return nil
 	}
 	check := func(list []string, which string) error {
-		for _, name := range list {
+		for i, name := range list {
+			if slices.Contains(list[:i], name) {
+				return fmt.Errorf("extraManifests.filter.%s names %s twice; list each file once", which, name)
+			}
 			if _, ok := entries[name]; !ok {
 				return fmt.Errorf("extraManifests.filter.%s names %s, which is not an extra manifest of this cluster (have: %s)", which, name, strings.Join(sortedKeys(entries), ", "))
 			}
@@ -293,11 +280,4 @@ func filterManifests(entries map[string]manifestEntry, f *sites.Filter) error {
 	return nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

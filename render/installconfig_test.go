@@ -1,6 +1,7 @@
 package render
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/siteops/siteops/sites"
@@ -130,5 +131,24 @@ func TestMergeMachineConfigs(t *testing.T) {
 	}
 	if v := spec["config"].(map[string]any)["ignition"].(map[string]any)["version"]; v != "3.2.0" {
 		t.Errorf("ignition version %v, want the first config's", v)
+	}
+}
+
+func TestMergeMachineConfigsInNameOrder(t *testing.T) {
+	mc := func(name string, karg string) manifestEntry {
+		return manifestEntry{mergeable: true, content: map[string]any{
+			"kind":     KindMachineConfig,
+			"metadata": map[string]any{"name": name, "labels": map[string]any{LabelMCRole: "master"}},
+			"spec":     map[string]any{"kernelArguments": []any{karg}},
+		}}
+	}
+	// File a-* holds the MachineConfig that sorts last by name.
+	entries := map[string]manifestEntry{"a-first-file.yaml": mc("99-z", "z"), "b-second-file.yaml": mc("00-a", "a")}
+	if err := mergeMachineConfigs(entries); err != nil {
+		t.Fatal(err)
+	}
+	got := entries["predefined-extra-manifests-master.yaml"].content["spec"].(map[string]any)["kernelArguments"]
+	if want := []any{"a", "z"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("kernelArguments %v, want %v (MachineConfig name order)", got, want)
 	}
 }

@@ -2,6 +2,8 @@ package render
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/siteops/siteops/internal/yamlenc"
 )
@@ -14,7 +16,13 @@ import (
 // manifests are left as they are.
 func mergeMachineConfigs(entries map[string]manifestEntry) error {
 	byRole := map[string][]string{}
-	for _, name := range sortedKeys(entries) {
+	// The machine-config operator merges in MachineConfig name order, not
+	// in file name order.
+	names := sortedKeys(entries)
+	slices.SortStableFunc(names, func(a, b string) int {
+		return strings.Compare(str(entries[a].content, "metadata", "name"), str(entries[b].content, "metadata", "name"))
+	})
+	for _, name := range names {
 		e := entries[name]
 		if !e.mergeable || e.content == nil || e.content["kind"] != KindMachineConfig {
 			continue
@@ -25,7 +33,8 @@ func mergeMachineConfigs(entries map[string]manifestEntry) error {
 		}
 		byRole[role] = append(byRole[role], name)
 	}
-	for role, names := range byRole {
+	for _, role := range sortedKeys(byRole) {
+		names := byRole[role]
 		merged, err := mergeRole(role, names, entries)
 		if err != nil {
 			return err

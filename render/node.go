@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
 
 	metal3 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	aiv1beta1 "github.com/siteops/siteops/apis/agentinstall/v1beta1"
+	"github.com/siteops/siteops/internal/tomap"
 	"github.com/siteops/siteops/sites"
 )
 
@@ -25,7 +25,7 @@ func (r *siteRender) nmStateConfig(i int) (any, error) {
 		ObjectMeta: md,
 	}
 	// spec.config, the free-form nmstate document, is added to the
-	// converted content by nmStateConfigContent: going through the typed
+	// converted content by the caller: going through the typed
 	// RawExtension would mean a JSON round trip per host.
 	for _, itf := range n.NodeNetwork.Interfaces {
 		nm.Spec.Interfaces = append(nm.Spec.Interfaces, &aiv1beta1.Interface{Name: itf.Name, MacAddress: itf.MacAddress})
@@ -100,27 +100,31 @@ func strictConvert(in map[string]any, out any) error {
 	return nil
 }
 
-// biosPath finds a node's BIOS profile: node, then cluster, then site.
-func (r *siteRender) biosPath(i int) string {
+// biosPath finds a node's BIOS profile, node, then cluster, then site, and
+// the document path of the field that names it.
+func (r *siteRender) biosPath(i int) (p, field string) {
 	if p := r.cluster.Nodes[i].BiosConfigRef.FilePath; p != "" {
-		return p
+		return p, r.site.FieldPath(fmt.Sprintf("nodes[%d].biosConfigRef.filePath", i))
 	}
 	if p := r.cluster.BiosConfigRef.FilePath; p != "" {
-		return p
+		return p, r.site.FieldPath("biosConfigRef.filePath")
 	}
-	return r.site.Spec().BiosConfigRef.FilePath
+	return r.site.Spec().BiosConfigRef.FilePath, "spec.biosConfigRef.filePath"
 }
 
-func (r *siteRender) hostFirmwareSettings(i int) (any, error) {
+// tomapSettings converts BIOS settings to content.
+func tomapSettings(s metal3.DesiredSettingsMap) (any, error) { return tomap.Convert(s) }
+
+func (r *siteRender) hostFirmwareSettings(i int) (*metal3.HostFirmwareSettings, error) {
 	c, n := r.cluster, &r.cluster.Nodes[i]
-	p := r.biosPath(i)
+	p, field := r.biosPath(i)
 	f := r.site.Files.Files[p]
 	if f == nil {
-		return nil, r.fieldError(fmt.Sprintf("nodes[%d].biosConfigRef.filePath", i), "BIOS profile %s was not loaded", p)
+		return nil, r.site.Problem(field, "BIOS profile %s was not loaded", p)
 	}
 	settings, err := biosSettings(f)
 	if err != nil {
-		return nil, r.fieldError(fmt.Sprintf("nodes[%d].biosConfigRef.filePath", i), "%v", err)
+		return nil, r.site.Problem(field, "%v", err)
 	}
 	return &metal3.HostFirmwareSettings{
 		TypeMeta:   typeMeta(metal3.GroupVersion.String(), KindHostFirmwareSettings),
@@ -129,28 +133,16 @@ func (r *siteRender) hostFirmwareSettings(i int) (any, error) {
 	}, nil
 }
 
-// biosSettings reads a flat YAML map of BIOS settings; every value becomes
-// a string (siteconfig-v1.md §5.6).
+// biosSettings reads a flat YAML map of BIOS settings, values as written
+// (siteconfig-v1.md §5.6).
 func biosSettings(f *sites.File) (metal3.DesiredSettingsMap, error) {
-	m, err := sites.DecodeManifest(f.Path, f.Data)
+	m, err := sites.DecodeFlatMap(f.Path, f.Data)
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	out := make(metal3.DesiredSettingsMap, len(m))
-	for _, k := range keys {
-		switch v := m[k].(type) {
-		case map[string]any, []any:
-			return nil, fmt.Errorf("%s: setting %q is not a plain value; a BIOS profile is a flat map of setting: value", f.Path, k)
-		case nil:
-			out[k] = intstr.FromString("")
-		default:
-			out[k] = intstr.FromString(fmt.Sprint(v))
-		}
+	for k, v := range m {
+		out[k] = intstr.FromString(v)
 	}
 	return out, nil
 }

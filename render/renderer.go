@@ -3,6 +3,7 @@ package render
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -48,7 +49,7 @@ func New(opts ...Option) *Renderer {
 // rendered the bundle is nil and the problems say why; warnings may come
 // with a bundle.
 func (r *Renderer) Render(s *sites.Site) (*Bundle, sites.Problems) {
-	sr := &siteRender{r: r, site: s, cluster: s.Cluster}
+	sr := &siteRender{r: r, site: s, cluster: s.Cluster, data: derivedData(s)}
 	objs, err := sr.render()
 	if err != nil {
 		var p sites.Problem
@@ -63,9 +64,12 @@ func (r *Renderer) Render(s *sites.Site) (*Bundle, sites.Problems) {
 
 // siteRender is the state of rendering one site.
 type siteRender struct {
-	r        *Renderer
-	site     *sites.Site
-	cluster  *sites.Clusters
+	r       *Renderer
+	site    *sites.Site
+	cluster *sites.Clusters
+	// data is the cluster as crTemplate placeholders and extra-manifest
+	// templates see it (derivedData).
+	data     *sites.Clusters
 	problems sites.Problems
 	objs     []*Object
 }
@@ -82,6 +86,20 @@ func (r *siteRender) warn(msg string) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// derivedData is the cluster with the values the generator fills in before
+// it renders anything (siteconfig-v1.md §5.1): NetworkType holds the
+// finished install-config overrides JSON, which is what the default
+// AgentClusterInstall's "{{ .Cluster.NetworkType }}" placeholder expects,
+// and ClusterImageSetNameRef falls back to the site's.
+func derivedData(s *sites.Site) *sites.Clusters {
+	d := *s.Cluster
+	if overrides, err := installConfigOverrides(s.Cluster); err == nil {
+		d.NetworkType = overrides
+	}
+	d.ClusterImageSetNameRef = imageSet(s.Cluster, s.Spec())
+	return &d
+}
 
 // render builds every resource in the generator's template order.
 func (r *siteRender) render() ([]*Object, error) {
@@ -121,10 +139,22 @@ func (r *siteRender) render() ([]*Object, error) {
 		}
 	}
 	for i := range c.Nodes {
-		if r.biosPath(i) == "" {
+		if p, _ := r.biosPath(i); p == "" {
 			continue
 		}
-		if err := r.emit(KindHostFirmwareSettings, i, func() (any, error) { return r.hostFirmwareSettings(i) }); err != nil {
+		var settings any
+		build := func() (any, error) {
+			hfs, err := r.hostFirmwareSettings(i)
+			if hfs != nil {
+				settings, _ = tomapSettings(hfs.Spec.Settings)
+			}
+			return hfs, err
+		}
+		// The BIOS profile is the spec, whatever a crTemplate says.
+		keepSettings := func(content map[string]any) {
+			content["spec"] = map[string]any{"settings": settings}
+		}
+		if _, err := r.emitContent(KindHostFirmwareSettings, i, build, nil, keepSettings); err != nil {
 			return nil, err
 		}
 	}
@@ -148,7 +178,8 @@ func (r *siteRender) render() ([]*Object, error) {
 // hasNetwork reports whether node i gets an NMStateConfig.
 func (r *siteRender) hasNetwork(i int) bool {
 	n := &r.cluster.Nodes[i]
-	return len(n.NodeNetwork.Config) > 0 || len(n.NodeNetwork.Interfaces) > 0 || r.crTemplatePath(KindNMStateConfig, i) != ""
+	p, _ := r.crTemplatePath(KindNMStateConfig, i)
+	return len(n.NodeNetwork.Config) > 0 || len(n.NodeNetwork.Interfaces) > 0 || p != ""
 }
 
 // suppressed reports whether crSuppression drops a kind: node kinds by the
@@ -192,7 +223,7 @@ func (r *siteRender) emitContent(kind string, node int, build func() (any, error
 		complete(content)
 	}
 	if content, err = r.applyCRTemplate(kind, node, content); err != nil {
-		return nil, r.fieldError("crTemplates", "%v", err)
+		return nil, err
 	}
 	if finish != nil {
 		finish(content)
@@ -236,6 +267,15 @@ func (r *siteRender) postProcess(kind string, node int, content map[string]any) 
 	if kind == KindBareMetalHost {
 		if v, ok := ann[AnnotationInspect]; ok && v != InspectDisabled {
 			delete(ann, AnnotationInspect)
+		}
+		// A crTemplate writes node labels as one map under the prefix
+		// ("{{ .Node.NodeLabels }}"); they become one annotation each.
+		prefix := strings.TrimSuffix(AnnotationBMACNodeLabelPrefix, ".")
+		if labels, ok := ann[prefix].(map[string]any); ok {
+			delete(ann, prefix)
+			for k, v := range labels {
+				ann[AnnotationBMACNodeLabelPrefix+k] = v
+			}
 		}
 	}
 	ann[AnnotationZTPGenerated] = AnnotationZTPGeneratedValue

@@ -13,10 +13,12 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// maxNodeVisits bounds the work one file may cause. Aliases are followed
-// while decoding, so a small file can name the same subtree millions of times
-// (a "billion laughs" document); the budget turns that into a problem instead
-// of exhausting memory. It is shared by all documents of a file.
+// maxNodeVisits bounds the work aliases may cause in one file. Aliases are
+// followed while decoding, so a small file can name the same subtree
+// millions of times (a "billion laughs" document); the budget, spent on
+// every node reached through an alias, turns that into a problem instead of
+// exhausting memory. Nodes written out in the file cost nothing: the file
+// size limit bounds them. It is shared by all documents of a file.
 const maxNodeVisits = 1 << 18
 
 // maxDepth bounds nesting (a SiteConfig needs a few dozen levels): deep
@@ -101,7 +103,9 @@ func (d *nodeDecoder) decode(n *yaml.Node, v reflect.Value, path string) (ok boo
 // enter resolves aliases and accounts for one node. The returned function
 // must be called when the node is done with.
 func (d *nodeDecoder) enter(n *yaml.Node) (*yaml.Node, func()) {
-	d.spend()
+	if len(d.expanding) > 0 {
+		d.spend() // a node reached again through an alias
+	}
 	var anchors []*yaml.Node
 	for n.Kind == yaml.AliasNode {
 		target := n.Alias
@@ -205,13 +209,15 @@ func kindName(n *yaml.Node) string {
 	case yaml.SequenceNode:
 		return "a list"
 	case yaml.ScalarNode:
+		// The value itself is not repeated: the position points at it,
+		// and a value in the wrong place may be a secret.
 		switch n.ShortTag() {
 		case "!!int", "!!float":
-			return "the number " + n.Value
+			return "a number"
 		case "!!bool":
-			return "the boolean " + n.Value
+			return "a boolean"
 		}
-		return fmt.Sprintf("%q", clip(n.Value))
+		return "a string"
 	}
 	return "an unknown node"
 }

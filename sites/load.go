@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -372,7 +374,8 @@ func (l *loader) decodeStream(ctx context.Context, work func(*Site) any, emit fu
 	return err
 }
 
-var siteConfigMarker = []byte("SiteConfig")
+// siteConfigMarkers: a file that holds neither cannot define a site.
+var siteConfigMarkers = [][]byte{[]byte("SiteConfig"), []byte(siteConfigGroup)}
 
 func (l *loader) decodeOne(c candidate) decoded {
 	file := c.path
@@ -382,7 +385,7 @@ func (l *loader) decodeOne(c candidate) decoded {
 	}
 	// A file that does not mention SiteConfig cannot define a site; skip it
 	// without parsing (fleet trees also hold extra manifests and templates).
-	if !bytes.Contains(data, siteConfigMarker) {
+	if !bytes.Contains(data, siteConfigMarkers[0]) && !bytes.Contains(data, siteConfigMarkers[1]) {
 		return decoded{}
 	}
 	sites, problems := decodeFile(file, data, decodeOptions{strict: l.o.strict})
@@ -417,14 +420,14 @@ func (l *loader) resolve(s *Site) Problems {
 		files.Dirs[p] = d
 	}
 	c, spec := s.Cluster, s.Spec()
-	for kind, p := range spec.CrTemplates {
-		file(joinPath("spec.crTemplates", kind), p)
+	for _, kind := range slices.Sorted(maps.Keys(spec.CrTemplates)) {
+		file(joinPath("spec.crTemplates", kind), spec.CrTemplates[kind])
 	}
 	if p := spec.BiosConfigRef.FilePath; p != "" {
 		file("spec.biosConfigRef.filePath", p)
 	}
-	for kind, p := range c.CrTemplates {
-		file(s.FieldPath(joinPath("crTemplates", kind)), p)
+	for _, kind := range slices.Sorted(maps.Keys(c.CrTemplates)) {
+		file(s.FieldPath(joinPath("crTemplates", kind)), c.CrTemplates[kind])
 	}
 	if p := c.BiosConfigRef.FilePath; p != "" {
 		file(s.FieldPath("biosConfigRef.filePath"), p)
@@ -438,8 +441,8 @@ func (l *loader) resolve(s *Site) Problems {
 	}
 	for i := range c.Nodes {
 		n := &c.Nodes[i]
-		for kind, p := range n.CrTemplates {
-			file(s.FieldPath(fmt.Sprintf("nodes[%d].%s", i, joinPath("crTemplates", kind))), p)
+		for _, kind := range slices.Sorted(maps.Keys(n.CrTemplates)) {
+			file(s.FieldPath(fmt.Sprintf("nodes[%d].%s", i, joinPath("crTemplates", kind))), n.CrTemplates[kind])
 		}
 		if p := n.BiosConfigRef.FilePath; p != "" {
 			file(s.FieldPath(fmt.Sprintf("nodes[%d].biosConfigRef.filePath", i)), p)

@@ -36,3 +36,31 @@ func DecodeManifest(file string, data []byte) (map[string]any, error) {
 	}
 	return out, nil
 }
+
+// DecodeFlatMap reads the first YAML document of data as a flat mapping of
+// strings, keeping each scalar as written (0x1F stays "0x1F"), as the
+// generator reads BIOS profiles (siteconfig-v1.md §5.6). A nested value is
+// an error that names its key and line.
+func DecodeFlatMap(file string, data []byte) (map[string]string, error) {
+	var root yaml.Node
+	err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&root)
+	if errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: the file holds no YAML document", file)
+	}
+	if err != nil {
+		p := yamlProblem(file, data, err)
+		return nil, fmt.Errorf("%s: %s", p.Pos, p.Message)
+	}
+	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: the document is not a YAML mapping of setting: value", file)
+	}
+	d := newNodeDecoder(file, newBudget())
+	d.pos = nil
+	var out map[string]string
+	if !d.decode(root.Content[0], reflect.ValueOf(&out).Elem(), "") || d.problems.HasErrors() {
+		p := d.problems[0]
+		p.Hint = "a BIOS profile is a flat map of setting: value"
+		return nil, p
+	}
+	return out, nil
+}

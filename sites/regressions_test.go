@@ -196,3 +196,18 @@ func TestKustomizationCycle(t *testing.T) {
 		problemMatching(t, f.Problems, "a/kustomization.yaml")
 	}
 }
+
+// A document with the SiteConfig apiVersion but a missing or misspelt kind
+// is read, with a warning: the generator never checks kind, and skipping it
+// silently would drop the site from the output.
+func TestKindMissingOrMisspelt(t *testing.T) {
+	for _, kind := range []string{"", "kind: Siteconfig\n"} {
+		src := strings.Replace(v1Doc(goodCluster("c1")), "kind: SiteConfig\n", kind, 1)
+		sites, problems := decodeFile("f.yaml", []byte(src), decodeOptions{})
+		wantSites(t, sites, "c1")
+		p := problemMatching(t, problems, "read as a SiteConfig because of its apiVersion")
+		if p.Severity != SeverityWarning || p.Field != "kind" {
+			t.Errorf("%s: severity %s field %s", p.Error(), p.Severity, p.Field)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -112,26 +113,15 @@ func (s *Site) Masters() int { return int(s.Cluster.NumMasters) }
 // IsMaster reports whether a node is a control-plane node.
 func IsMaster(n *Nodes) bool { return n.Role == "" || n.Role == RoleMaster }
 
-// Roles returns the distinct node roles in the order they first appear.
+// Roles returns the distinct node roles as written, in the order they first
+// appear. An explicit empty role stays empty, as the generator keeps it for
+// template keys and data.
 func (s *Site) Roles() []string {
 	var roles []string
 	for i := range s.Cluster.Nodes {
-		r := s.Cluster.Nodes[i].Role
-		if r == "" {
-			r = RoleMaster
-		}
-		if !contains(roles, r) {
+		if r := s.Cluster.Nodes[i].Role; !slices.Contains(roles, r) {
 			roles = append(roles, r)
 		}
 	}
 	return roles
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -44,7 +46,7 @@ func decodeFile(file string, data []byte, o decodeOptions) ([]*Site, Problems) {
 			continue
 		}
 		body := root.Content[0]
-		if kind := mappingValue(body, "kind"); kind == nil || kind.Value != "SiteConfig" {
+		if !isSiteConfig(body) {
 			continue
 		}
 		s, p := decodeSiteConfig(file, body, budget, o)
@@ -56,6 +58,21 @@ func decodeFile(file string, data []byte, o decodeOptions) ([]*Site, Problems) {
 		problems = append(problems, p...)
 	}
 	return out, problems
+}
+
+// siteConfigGroup is the API group of SiteConfig.
+const siteConfigGroup = "ran.openshift.io/"
+
+// isSiteConfig reports whether a document is a SiteConfig: its kind says
+// so, or its apiVersion is in the SiteConfig group. The generator never
+// checks kind, so a document with a missing or misspelt kind is still read
+// (and warned about) rather than silently skipped.
+func isSiteConfig(body *yaml.Node) bool {
+	if k := mappingValue(body, "kind"); k != nil && k.Value == "SiteConfig" {
+		return true
+	}
+	av := mappingValue(body, "apiVersion")
+	return av != nil && strings.HasPrefix(av.Value, siteConfigGroup)
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
@@ -81,7 +98,7 @@ func yamlProblem(file string, data []byte, err error) Problem {
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		p.Pos.Line, _ = strconv.Atoi(m[1])
 		msg = msg[len(m[0]):]
-		if contains(yamlParserErrors, msg) {
+		if slices.Contains(yamlParserErrors, msg) {
 			p.Pos.Line++
 		}
 	} else {
@@ -128,6 +145,10 @@ func decodeSiteConfig(file string, body *yaml.Node, budget *int, o decodeOptions
 	}
 	v := &validator{file: file, fields: d.pos, docPos: docPos, site: siteName, broken: broken}
 
+	if sc.Kind != "SiteConfig" {
+		v.warn("kind", "kind is %q; the document is read as a SiteConfig because of its apiVersion", clip(sc.Kind)).
+			Hint = "write kind: SiteConfig"
+	}
 	format, ok := siteConfigVersions[sc.ApiVersion]
 	if !ok {
 		v.fail("apiVersion", "apiVersion %q is not a SiteConfig version siteops reads", clip(sc.ApiVersion)).
@@ -320,8 +341,8 @@ func (v *validator) warn(field, format string, args ...any) *Problem {
 }
 
 func (v *validator) checkCrTemplates(field string, m map[string]string, allowed []string) {
-	for kind := range m {
-		if !contains(allowed, kind) {
+	for _, kind := range slices.Sorted(maps.Keys(m)) {
+		if !slices.Contains(allowed, kind) {
 			v.fail(joinPath(field, kind), "%q is not a kind that can be overridden here", clip(kind)).
 				Hint = "allowed: " + strings.Join(allowed, ", ")
 		}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -45,6 +46,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "siteops: interrupted")
+		return ExitFailure
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee != errFailed {
@@ -52,9 +57,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return ee.code
 	}
-	// cobra's own errors: unknown flags, wrong argument counts.
-	fmt.Fprintf(stderr, "siteops: %v\nRun 'siteops --help' for usage.\n", err)
-	return ExitUsage
+	if isUsage(err) {
+		// cobra's own errors: unknown flags, wrong argument counts.
+		fmt.Fprintf(stderr, "siteops: %v\nRun 'siteops --help' for usage.\n", err)
+		return ExitUsage
+	}
+	fmt.Fprintf(stderr, "siteops: %v\n", err)
+	return ExitFailure
 }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
@@ -66,4 +75,15 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.AddCommand(newRenderCommand(stdout, stderr))
 	return root
+}
+
+// isUsage recognises the errors cobra returns for a wrong command line.
+func isUsage(err error) bool {
+	msg := err.Error()
+	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "invalid argument", "flag needs an argument", "accepts ", "requires at least", "required flag"} {
+		if strings.HasPrefix(msg, prefix) {
+			return true
+		}
+	}
+	return false
 }

@@ -110,7 +110,15 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 			return nil
 		}
 		if f.outDir != "" {
-			return writeSiteFile(f.outDir, it.Site.Name+enc.Ext(), enc, res.Encoded)
+			name, ok := outFileName(it.Site.Name, enc.Ext())
+			if !ok {
+				p := it.Site.Problem(it.Site.FieldPath("clusterName"), "cluster name %q cannot name a file in --out-dir", it.Site.Name)
+				p.Hint = "a cluster name is a DNS label: lower-case letters, digits and '-'"
+				report(stderr, sites.Problems{p})
+				failed = true
+				return nil
+			}
+			return writeSiteFile(f.outDir, name, enc, res.Encoded)
 		}
 		return out.Write(res.Encoded)
 	}, sites.WithStrict(f.strict), sites.WithMaxFileSize(f.maxFileSize))
@@ -157,6 +165,15 @@ func rootRelative(root string, args []string) ([]string, error) {
 	return out, nil
 }
 
+// outFileName is the file a site is written to in --out-dir. A name that
+// could leave the directory or hide in it is refused.
+func outFileName(site, ext string) (string, bool) {
+	if site == "" || strings.ContainsAny(site, `/\`) || strings.HasPrefix(site, ".") || strings.ContainsRune(site, 0) {
+		return "", false
+	}
+	return site + ext, true
+}
+
 // writeSiteFile writes one site's output atomically.
 func writeSiteFile(dir, name string, enc render.Encoder, chunk []byte) error {
 	tmp, err := os.CreateTemp(dir, ".siteops-*")
@@ -169,6 +186,9 @@ func writeSiteFile(dir, name string, enc render.Encoder, chunk []byte) error {
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644) // CreateTemp makes it 0600
 	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), filepath.Join(dir, name))

@@ -167,3 +167,26 @@ func TestRenderBrokenDefaultManifestsReportedOnce(t *testing.T) {
 		t.Errorf("the broken manifest is reported %d times, want once:\n%s", n, stderr)
 	}
 }
+
+func TestRenderOutDirRefusesUnsafeNames(t *testing.T) {
+	dir := writeTree(t, map[string]string{"a.yaml": site("alpha"), "b.yaml": strings.Replace(site("bravo"), "clusterName: bravo", "clusterName: ../../escaped", 1)})
+	parent := t.TempDir()
+	out := filepath.Join(parent, "a", "b")
+	_, stderr, code := run(t, "render", "--root", dir, "--out-dir", out, dir)
+	if code != ExitFailure {
+		t.Errorf("exit %d, want %d", code, ExitFailure)
+	}
+	if !strings.Contains(stderr, "cannot name a file in --out-dir") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(parent, "escaped.yaml")); err == nil {
+		t.Fatal("a site was written outside --out-dir")
+	}
+	st, err := os.Stat(filepath.Join(out, "alpha.yaml"))
+	if err != nil {
+		t.Fatalf("the good site was not written: %v", err)
+	}
+	if st.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want 0644", st.Mode().Perm())
+	}
+}

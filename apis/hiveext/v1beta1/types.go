@@ -84,7 +84,7 @@ type MachineNetworkEntry struct {
 // ClusterNetworkEntry is one pod network.
 type ClusterNetworkEntry struct {
 	CIDR       string `json:"cidr"`
-	HostPrefix int32  `json:"hostPrefix,omitempty"`
+	HostPrefix int32  `json:"hostPrefix"`
 }
 
 // ProvisionRequirements is how many agents of each role the install waits for.

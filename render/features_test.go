@@ -1,0 +1,319 @@
+package render_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/siteops/siteops/render"
+	"github.com/siteops/siteops/sites"
+)
+
+const baseSite = `apiVersion: ran.openshift.io/v1
+kind: SiteConfig
+metadata:
+  name: s
+spec:
+  baseDomain: example.com
+  pullSecretRef: {name: ps}
+  clusterImageSetNameRef: img-4.20
+  clusters:
+  - clusterName: c1
+    installConfigOverrides: '{"fips":true}'
+`
+
+// renderMap loads site.yaml from files (and everything it refers to) and
+// renders it; manifests, if set, is the default extra-manifest directory
+// inside files.
+func renderMap(t *testing.T, files map[string]string, manifests string) (*render.Bundle, sites.Problems) {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for name, content := range files {
+		fsys[name] = &fstest.MapFile{Data: []byte(content)}
+	}
+	fleet, err := sites.Load(context.Background(), fsys, []string{"site.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fleet.Problems.HasErrors() || len(fleet.Sites) != 1 {
+		return nil, fleet.Problems
+	}
+	var opts []render.Option
+	if manifests != "" {
+		d, err := sites.ReadManifestDir(fsys, manifests)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts = append(opts, render.WithDefaultManifests(d))
+	}
+	b, problems := render.New(opts...).Render(fleet.Sites[0])
+	return b, append(fleet.Problems, problems...)
+}
+
+func object(t *testing.T, b *render.Bundle, kind, name string) map[string]any {
+	t.Helper()
+	for _, o := range b.Objects {
+		if o.Kind == kind && o.Name == name {
+			return o.Content
+		}
+	}
+	t.Fatalf("no %s %s rendered", kind, name)
+	return nil
+}
+
+func get(m map[string]any, path ...string) any {
+	var v any = m
+	for _, p := range path {
+		mm, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = mm[p]
+	}
+	return v
+}
+
+func TestCRTemplates(t *testing.T) {
+	node := "    nodes:\n    - hostName: n0\n      bmcAddress: redfish://192.0.2.1/x\n      bmcCredentialsName: {name: b}\n      bootMACAddress: 02:00:00:00:00:01\n      nodeLabels: {zone: east}\n"
+	tests := []struct {
+		name    string
+		extra   string // added to the cluster, before the nodes
+		nodes   string
+		files   map[string]string
+		check   func(t *testing.T, b *render.Bundle)
+		problem string // an error problem containing this, instead of a bundle
+		warning string
+	}{
+		{
+			name:  "AgentClusterInstall placeholders see the derived overrides and image set",
+			extra: "    clusterImageSetNameRef: ''\n    crTemplates: {AgentClusterInstall: t/aci.yaml}\n",
+			nodes: node,
+			files: map[string]string{"t/aci.yaml": `apiVersion: extensions.hive.openshift.io/v1beta1
+kind: AgentClusterInstall
+metadata:
+  name: "{{ .Cluster.ClusterName }}"
+  namespace: "{{ .Cluster.ClusterName }}"
+  annotations:
+    agent-install.openshift.io/install-config-overrides: "{{ .Cluster.NetworkType }}"
+    argocd.argoproj.io/sync-wave: "1"
+spec:
+  imageSetRef:
+    name: "{{ .Cluster.ClusterImageSetNameRef }}"
+  holdInstallation: "{{ .Cluster.HoldInstallation }}"
+`},
+			check: func(t *testing.T, b *render.Bundle) {
+				aci := object(t, b, "AgentClusterInstall", "c1")
+				if got := get(aci, "metadata", "annotations", "agent-install.openshift.io/install-config-overrides"); got != `{"networking":{"networkType":"OVNKubernetes"},"fips":true}` {
+					t.Errorf("overrides annotation %v", got)
+				}
+				if got := get(aci, "spec", "imageSetRef", "name"); got != "img-4.20" {
+					t.Errorf("imageSetRef %v, want the site's image set", got)
+				}
+				if _, ok := get(aci, "spec").(map[string]any)["holdInstallation"]; ok {
+					t.Error("a false placeholder kept its key")
+				}
+			},
+		},
+		{
+			name:  "BareMetalHost override at node level: node labels become annotations",
+			nodes: node + "      crTemplates: {BareMetalHost: t/bmh.yaml}\n",
+			files: map[string]string{"t/bmh.yaml": `apiVersion: metal3.io/v1alpha1
+kind: BareMetalHost
+metadata:
+  name: "{{ .Node.HostName }}"
+  namespace: "{{ .Cluster.ClusterName }}"
+  annotations:
+    argocd.argoproj.io/sync-wave: "3"
+    bmac.agent-install.openshift.io.node-label: "{{ .Node.NodeLabels }}"
+    inspect.metal3.io: enabled
+spec:
+  online: false
+  bmc:
+    address: "{{ .Node.BmcAddress }}"
+    credentialsName: "{{ .Node.BmcCredentialsName.Name }}"
+`},
+			check: func(t *testing.T, b *render.Bundle) {
+				bmh := object(t, b, "BareMetalHost", "n0")
+				ann := get(bmh, "metadata", "annotations").(map[string]any)
+				if ann["bmac.agent-install.openshift.io.node-label.zone"] != "east" {
+					t.Errorf("annotations %v: want one node-label annotation per label", ann)
+				}
+				if _, ok := ann["bmac.agent-install.openshift.io.node-label"]; ok {
+					t.Error("the node-label map is still there")
+				}
+				if _, ok := ann["inspect.metal3.io"]; ok {
+					t.Error("inspect.metal3.io is kept although inspection is not disabled")
+				}
+				if get(bmh, "spec", "online") != false || get(bmh, "spec", "bmc", "credentialsName") != "b" {
+					t.Errorf("spec %v", get(bmh, "spec"))
+				}
+			},
+		},
+		{
+			name:  "HostFirmwareSettings override keeps the BIOS profile as its spec, values as written",
+			extra: "    biosConfigRef: {filePath: bios.yaml}\n    crTemplates: {HostFirmwareSettings: t/hfs.yaml}\n",
+			nodes: node,
+			files: map[string]string{
+				"bios.yaml": "ProcTurboMode: Enabled\nMemFrequency: 0x1F\nRatio: 1.50\nNumLock: true\n",
+				"t/hfs.yaml": `apiVersion: metal3.io/v1alpha1
+kind: HostFirmwareSettings
+metadata:
+  name: "{{ .Node.HostName }}"
+  namespace: "{{ .Cluster.ClusterName }}"
+  annotations: {argocd.argoproj.io/sync-wave: "1", example.com/x: y}
+spec:
+  settings: {FromTemplate: "yes"}
+`},
+			check: func(t *testing.T, b *render.Bundle) {
+				hfs := object(t, b, "HostFirmwareSettings", "n0")
+				settings := get(hfs, "spec", "settings").(map[string]any)
+				want := map[string]string{"ProcTurboMode": "Enabled", "MemFrequency": "0x1F", "Ratio": "1.50", "NumLock": "true"}
+				if len(settings) != len(want) {
+					t.Errorf("settings %v, want %v", settings, want)
+				}
+				for k, v := range want {
+					if settings[k] != v {
+						t.Errorf("settings[%s] = %v, want %q", k, settings[k], v)
+					}
+				}
+				if get(hfs, "metadata", "annotations", "example.com/x") != "y" {
+					t.Error("the override's own metadata is lost")
+				}
+			},
+		},
+		{
+			name:    "an override must keep the default sync wave",
+			extra:   "    crTemplates: {KlusterletAddonConfig: t/kac.yaml}\n",
+			nodes:   node,
+			files:   map[string]string{"t/kac.yaml": "apiVersion: agent.open-cluster-management.io/v1\nkind: KlusterletAddonConfig\nmetadata:\n  name: c1\n  namespace: c1\n  annotations: {argocd.argoproj.io/sync-wave: \"5\"}\n"},
+			problem: `site.yaml:12:19: site c1: spec.clusters[0].crTemplates.KlusterletAddonConfig: crTemplates KlusterletAddonConfig: t/kac.yaml has sync-wave "5"; it must keep the default "2"`,
+		},
+		{
+			name:    "an override of another kind",
+			extra:   "    crTemplates: {ManagedCluster: t/kac.yaml}\n",
+			nodes:   node,
+			files:   map[string]string{"t/kac.yaml": "apiVersion: agent.open-cluster-management.io/v1\nkind: KlusterletAddonConfig\nmetadata:\n  name: c1\n  annotations: {argocd.argoproj.io/sync-wave: \"2\"}\n"},
+			problem: `holds kind "KlusterletAddonConfig"; it must hold a ManagedCluster`,
+		},
+		{
+			name:    "an override with another name is ignored with a warning",
+			extra:   "    crTemplates: {ManagedCluster: t/mc.yaml}\n",
+			nodes:   node,
+			files:   map[string]string{"t/mc.yaml": "apiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata:\n  name: other\n  annotations: {argocd.argoproj.io/sync-wave: \"2\"}\nspec: {hubAcceptsClient: false}\n"},
+			warning: "renders /other, not /c1; the override is ignored",
+			check: func(t *testing.T, b *render.Bundle) {
+				if get(object(t, b, "ManagedCluster", "c1"), "spec", "hubAcceptsClient") != true {
+					t.Error("the default ManagedCluster was not used")
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{"site.yaml": baseSite + tt.extra + tt.nodes}
+			for k, v := range tt.files {
+				files[k] = v
+			}
+			b, problems := renderMap(t, files, "")
+			if tt.problem != "" {
+				if b != nil {
+					t.Fatal("rendered, want a problem")
+				}
+				found := false
+				for _, p := range problems {
+					found = found || strings.Contains(p.Error(), tt.problem)
+				}
+				if !found {
+					t.Fatalf("problems %v\nwant one containing %q", problems, tt.problem)
+				}
+				return
+			}
+			if b == nil {
+				t.Fatalf("not rendered: %v", problems)
+			}
+			if tt.warning != "" {
+				found := false
+				for _, p := range problems {
+					found = found || p.Severity == sites.SeverityWarning && strings.Contains(p.Message, tt.warning)
+				}
+				if !found {
+					t.Errorf("problems %v, want a warning containing %q", problems, tt.warning)
+				}
+			}
+			tt.check(t, b)
+		})
+	}
+}
+
+func TestExtraManifestTemplates(t *testing.T) {
+	nodes := "    nodes:\n    - hostName: n0\n      role: ''\n      cpuset: 0-1\n"
+	tests := []struct {
+		name      string
+		manifests map[string]string
+		wantKeys  []string
+		problem   string
+	}{
+		{name: "an explicit empty role keys template output as upstream does",
+			manifests: map[string]string{"m/50-banner.yaml.tmpl": "kind: MachineConfig\nmetadata: {name: 'banner-{{ .Role }}'}\nspec: {net: '{{ .Data.NetworkType }}'}\n"},
+			wantKeys:  []string{"-50-banner.yaml"}},
+		{name: "legacy workload partitioning uses the role as written",
+			manifests: map[string]string{
+				"m/workload/03-workload-partitioning.yaml": "kind: MachineConfig\nmetadata: {name: 02-$mcp-workload-partitioning}\nspec: {crio: $crio, k8s: $k8s}\n",
+				"m/workload/crio.conf":                     "cpuset = \"$cpuset\"\n",
+				"m/workload/kubelet.conf":                  "{\"cpuset\": \"$cpuset\"}\n",
+			},
+			wantKeys: []string{"03--workload-partitioning.yaml"}},
+		{name: "range over a number is refused",
+			manifests: map[string]string{"m/x.yaml.tmpl": "{{ range 100000000 }}{{ end }}kind: X\n"},
+			problem:   "range over 100000000 is not allowed"},
+		{name: "range over a function result is refused",
+			manifests: map[string]string{"m/x.yaml.tmpl": "{{ range (len .Data.Nodes) }}{{ end }}kind: X\n"},
+			problem:   "is not allowed; range over fields of .Data"},
+		{name: "a huge printf width is refused",
+			manifests: map[string]string{"m/x.yaml.tmpl": "{{ $a := printf \"%01000000d\" 0 }}kind: X\n"},
+			problem:   "printf width or precision over"},
+		{name: "strings built in variables are bounded",
+			manifests: map[string]string{"m/x.yaml.tmpl": "{{ $a := printf \"%09999d\" 0 }}{{ $b := print $a $a $a $a $a $a $a $a $a $a }}{{ $c := print $b $b $b $b $b $b $b $b $b $b }}{{ $d := print $c $c $c $c $c $c $c $c $c $c $c $c }}kind: X\n"},
+			problem:   "a printed string is over"},
+		{name: "ranging over data is allowed",
+			manifests: map[string]string{"m/x.yaml.tmpl": "kind: X\nhosts:\n{{ range .Data.Nodes }}- {{ .HostName }}\n{{ end }}"},
+			wantKeys:  []string{"-x.yaml"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{"site.yaml": baseSite + nodes}
+			for k, v := range tt.manifests {
+				files[k] = v
+			}
+			b, problems := renderMap(t, files, "m")
+			if tt.problem != "" {
+				found := false
+				for _, p := range problems {
+					found = found || strings.Contains(p.Error(), tt.problem)
+				}
+				if b != nil || !found {
+					t.Fatalf("bundle %v, problems %v; want a problem containing %q", b != nil, problems, tt.problem)
+				}
+				return
+			}
+			if b == nil {
+				t.Fatalf("not rendered: %v", problems)
+			}
+			data := get(object(t, b, "ConfigMap", "c1"), "data").(map[string]any)
+			for _, k := range tt.wantKeys {
+				if _, ok := data[k]; !ok {
+					t.Errorf("ConfigMap keys %v, want %s", sortedKeys(data), k)
+				}
+			}
+		})
+	}
+}
+
+func sortedKeys(m map[string]any) []string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return keys
+}
