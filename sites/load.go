@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -165,6 +166,9 @@ type loader struct {
 	reader *fileReader
 	files  []candidate
 	seen   map[string]bool
+	// bigFile lets one large file decode at a time: yaml.v3 builds a node
+	// tree about a hundred times the size of the text.
+	bigFile sync.Mutex
 	// kustomizations read so far, and those being read (to catch cycles).
 	kustomizations, active map[string]bool
 	problems               Problems
@@ -374,6 +378,9 @@ func (l *loader) decodeStream(ctx context.Context, work func(*Site) any, emit fu
 	return err
 }
 
+// bigFileSize is the size from which files decode one at a time.
+const bigFileSize = 1 << 20
+
 // siteConfigMarkers: a file that holds neither cannot define a site.
 var siteConfigMarkers = [][]byte{[]byte("SiteConfig"), []byte(siteConfigGroup)}
 
@@ -387,6 +394,10 @@ func (l *loader) decodeOne(c candidate) decoded {
 	// without parsing (fleet trees also hold extra manifests and templates).
 	if !bytes.Contains(data, siteConfigMarkers[0]) && !bytes.Contains(data, siteConfigMarkers[1]) {
 		return decoded{}
+	}
+	if len(data) > bigFileSize {
+		l.bigFile.Lock()
+		defer l.bigFile.Unlock()
 	}
 	sites, problems := decodeFile(file, data, decodeOptions{strict: l.o.strict})
 	for _, s := range sites {

@@ -190,3 +190,22 @@ func TestRenderOutDirRefusesUnsafeNames(t *testing.T) {
 		t.Errorf("mode %v, want 0644", st.Mode().Perm())
 	}
 }
+
+// TestRenderStreamIsDeterministic renders the example fleet twice through
+// the command (the streaming path) and compares the bytes.
+func TestRenderStreamIsDeterministic(t *testing.T) {
+	args := []string{"render", "--root", "../../examples/fleet", "--extra-manifests-dir", "../../examples/extra-manifests", "../../examples/fleet"}
+	first, stderr, code := run(t, args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for i := 0; i < 3; i++ {
+		again, _, _ := run(t, args...)
+		if again != first {
+			t.Fatal("two renders of the same fleet differ")
+		}
+	}
+	if !strings.Contains(first, "kind: HostFirmwareSettings") {
+		t.Error("the example fleet is incomplete")
+	}
+}
