@@ -16,25 +16,34 @@ import (
 // ignores them (siteconfig-v1.md §5.2). It is used for extra manifests,
 // crTemplates and BIOS profiles; aliases are bounded as for site files.
 func DecodeManifest(file string, data []byte) (map[string]any, error) {
+	var out map[string]any
+	if err := decodeFirst(file, data, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// decodeFirst decodes the first document of data, which must be a
+// mapping, into out.
+func decodeFirst(file string, data []byte, out any) error {
 	var root yaml.Node
 	err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&root)
 	if errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: the file holds no YAML document", file)
+		return fmt.Errorf("%s: the file holds no YAML document", file)
 	}
 	if err != nil {
 		p := yamlProblem(file, data, err)
-		return nil, fmt.Errorf("%s: %s", p.Pos, p.Message)
+		return fmt.Errorf("%s: %s", p.Pos, p.Message)
 	}
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s: the document is not a YAML mapping", file)
+		return fmt.Errorf("%s: the document is not a YAML mapping", file)
 	}
 	d := newNodeDecoder(file, newBudget())
-	d.pos = nil // a manifest's errors carry their own line; no field index is needed
-	var out map[string]any
-	if !d.decode(root.Content[0], reflect.ValueOf(&out).Elem(), "") || d.problems.HasErrors() {
-		return nil, d.problems[0]
+	d.pos = nil // errors carry their own line; no field index is needed
+	if !d.decode(root.Content[0], reflect.ValueOf(out).Elem(), "") || d.problems.HasErrors() {
+		return d.problems[0]
 	}
-	return out, nil
+	return nil
 }
 
 // DecodeFlatMap reads the first YAML document of data as a flat mapping of
@@ -42,25 +51,14 @@ func DecodeManifest(file string, data []byte) (map[string]any, error) {
 // generator reads BIOS profiles (siteconfig-v1.md §5.6). A nested value is
 // an error that names its key and line.
 func DecodeFlatMap(file string, data []byte) (map[string]string, error) {
-	var root yaml.Node
-	err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&root)
-	if errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: the file holds no YAML document", file)
-	}
-	if err != nil {
-		p := yamlProblem(file, data, err)
-		return nil, fmt.Errorf("%s: %s", p.Pos, p.Message)
-	}
-	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s: the document is not a YAML mapping of setting: value", file)
-	}
-	d := newNodeDecoder(file, newBudget())
-	d.pos = nil
 	var out map[string]string
-	if !d.decode(root.Content[0], reflect.ValueOf(&out).Elem(), "") || d.problems.HasErrors() {
-		p := d.problems[0]
-		p.Hint = "a BIOS profile is a flat map of setting: value"
-		return nil, p
+	if err := decodeFirst(file, data, &out); err != nil {
+		var p Problem
+		if errors.As(err, &p) {
+			p.Hint = "a BIOS profile is a flat map of setting: value"
+			return nil, p
+		}
+		return nil, err
 	}
 	return out, nil
 }
