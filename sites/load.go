@@ -382,7 +382,7 @@ func (l *loader) decodeStream(ctx context.Context, work func(*Site) any, emit fu
 const bigFileSize = 1 << 20
 
 // siteConfigMarkers: a file that holds neither cannot define a site.
-var siteConfigMarkers = [][]byte{[]byte("SiteConfig"), []byte(siteConfigGroup)}
+var siteConfigMarkers = [][]byte{[]byte("SiteConfig"), []byte(siteConfigGroup), []byte("ClusterInstance")}
 
 func (l *loader) decodeOne(c candidate) decoded {
 	file := c.path
@@ -392,7 +392,7 @@ func (l *loader) decodeOne(c candidate) decoded {
 	}
 	// A file that does not mention SiteConfig cannot define a site; skip it
 	// without parsing (fleet trees also hold extra manifests and templates).
-	if !bytes.Contains(data, siteConfigMarkers[0]) && !bytes.Contains(data, siteConfigMarkers[1]) {
+	if !slices.ContainsFunc(siteConfigMarkers, func(m []byte) bool { return bytes.Contains(data, m) }) {
 		return decoded{}
 	}
 	if len(data) > bigFileSize {
@@ -408,6 +408,9 @@ func (l *loader) decodeOne(c candidate) decoded {
 
 // resolve reads the files a site refers to and attaches them to it.
 func (l *loader) resolve(s *Site) Problems {
+	if s.Instance != nil {
+		return nil // a ClusterInstance refers to objects on the hub, not to files
+	}
 	var problems Problems
 	files := &Files{Files: map[string]*File{}, Dirs: map[string]*ManifestDir{}}
 	file := func(field, p string) {

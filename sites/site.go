@@ -17,6 +17,9 @@ const (
 	// FormatSiteConfigV2 is ran.openshift.io/v2 SiteConfig: v1 plus the
 	// site ConfigMap and the list form of manifestsConfigMapRefs.
 	FormatSiteConfigV2 Format = "ran.openshift.io/v2/SiteConfig"
+	// FormatClusterInstance is siteconfig.open-cluster-management.io/v1alpha1
+	// ClusterInstance, one cluster per document.
+	FormatClusterInstance Format = "siteconfig.open-cluster-management.io/v1alpha1/ClusterInstance"
 )
 
 // siteConfigVersions maps a SiteConfig apiVersion to its format.
@@ -26,7 +29,9 @@ var siteConfigVersions = map[string]Format{
 }
 
 // Formats lists the input formats siteops reads.
-func Formats() []Format { return []Format{FormatSiteConfigV1, FormatSiteConfigV2} }
+func Formats() []Format {
+	return []Format{FormatSiteConfigV1, FormatSiteConfigV2, FormatClusterInstance}
+}
 
 // Site is one cluster to install, with everything needed to render it: the
 // decoded definition, where each field came from, and the contents of the
@@ -39,11 +44,15 @@ type Site struct {
 	Format    Format
 	// Source is where the cluster is defined.
 	Source Position
-	// Config is the whole document. Clusters of one file share it.
+	// Config is the whole SiteConfig document; clusters of one file share
+	// it. Nil for a ClusterInstance.
 	Config *SiteConfig
-	// Cluster is this site's cluster, Config.Spec.Clusters[Index].
+	// Cluster is this site's cluster, Config.Spec.Clusters[Index]. Nil for
+	// a ClusterInstance.
 	Cluster *Clusters
 	Index   int
+	// Instance is the ClusterInstance document; nil for a SiteConfig.
+	Instance *ClusterInstance
 	// Files holds the referenced files (extra manifests, crTemplates, BIOS
 	// profiles), read at load time so that rendering does no I/O.
 	Files *Files
@@ -70,7 +79,10 @@ func (s *Site) Spec() *Spec { return &s.Config.Spec }
 // FieldPath returns the document path of a field of this site's cluster,
 // e.g. FieldPath("nodes[0].bmcAddress").
 func (s *Site) FieldPath(field string) string {
-	p := fmt.Sprintf("spec.clusters[%d]", s.Index)
+	p := "spec"
+	if s.Instance == nil {
+		p = fmt.Sprintf("spec.clusters[%d]", s.Index)
+	}
 	if field == "" {
 		return p
 	}
@@ -108,7 +120,12 @@ func (s *Site) Problem(path, format string, args ...any) Problem {
 }
 
 // Masters returns the number of control-plane nodes.
-func (s *Site) Masters() int { return int(s.Cluster.NumMasters) }
+func (s *Site) Masters() int {
+	if s.Instance != nil {
+		return s.Instance.Spec.count(RoleMaster)
+	}
+	return int(s.Cluster.NumMasters)
+}
 
 // IsMaster reports whether a node is a control-plane node.
 func IsMaster(n *Nodes) bool { return n.Role == "" || n.Role == RoleMaster }
@@ -118,6 +135,14 @@ func IsMaster(n *Nodes) bool { return n.Role == "" || n.Role == RoleMaster }
 // template keys and data.
 func (s *Site) Roles() []string {
 	var roles []string
+	if s.Instance != nil {
+		for i := range s.Instance.Spec.Nodes {
+			if r := s.Instance.Spec.Nodes[i].Role; !slices.Contains(roles, r) {
+				roles = append(roles, r)
+			}
+		}
+		return roles
+	}
 	for i := range s.Cluster.Nodes {
 		if r := s.Cluster.Nodes[i].Role; !slices.Contains(roles, r) {
 			roles = append(roles, r)

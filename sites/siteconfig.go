@@ -46,10 +46,16 @@ func decodeFile(file string, data []byte, o decodeOptions) ([]*Site, Problems) {
 			continue
 		}
 		body := root.Content[0]
-		if !isSiteConfig(body) {
+		var s []*Site
+		var p Problems
+		switch {
+		case isClusterInstance(body):
+			s, p = decodeClusterInstance(file, body, budget, o)
+		case isSiteConfig(body):
+			s, p = decodeSiteConfig(file, body, budget, o)
+		default:
 			continue
 		}
-		s, p := decodeSiteConfig(file, body, budget, o)
 		if *budget < 0 {
 			problems = append(problems, p...)
 			break // the alias budget of the file is spent

@@ -1,0 +1,271 @@
+package sites
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ClusterInstanceAPIVersion is the only ClusterInstance version.
+const ClusterInstanceAPIVersion = "siteconfig.open-cluster-management.io/v1alpha1"
+
+// The ClusterInstance CRD's defaults and enumerations (clusterinstance.md
+// §1, and the CRD in internal/crdschema/crds). Defaults are applied before
+// a document's keys are read, as the API server applies them on create.
+const (
+	DefaultCIArchitecture   = "x86_64"
+	DefaultCIRole           = "master"
+	DefaultCIIronicInspect  = "" // inspection on
+	DefaultCIDiskEncryption = "none"
+	DefaultPreservationMode = "None"
+)
+
+// ClusterInstance cluster types (clusterinstance.md §1.1, §7.1).
+const (
+	ClusterTypeCISNO       = "SNO"
+	ClusterTypeCIHA        = "HighlyAvailable"
+	ClusterTypeCIHosted    = "HostedControlPlane"
+	ClusterTypeCIHAArbiter = "HighlyAvailableArbiter"
+	RoleWorker             = "worker"
+	RoleArbiter            = "arbiter"
+)
+
+// ciEnums are the CRD's enumerations, by field path with list indexes
+// replaced by [].
+var ciEnums = map[string][]string{
+	"spec.clusterType":                   {ClusterTypeCISNO, ClusterTypeCIHA, ClusterTypeCIHosted, ClusterTypeCIHAArbiter},
+	"spec.networkType":                   {"OpenShiftSDN", "OVNKubernetes"},
+	"spec.platformType":                  {"", "BareMetal", "None", "VSphere", "Nutanix", "External"},
+	"spec.cpuArchitecture":               {"x86_64", "aarch64", "multi"},
+	"spec.cpuPartitioningMode":           {"None", "AllNodes"},
+	"spec.nodes[].role":                  {RoleMaster, RoleWorker, RoleArbiter},
+	"spec.nodes[].bootMode":              {"UEFI", "UEFISecureBoot", "legacy"},
+	"spec.nodes[].automatedCleaningMode": {"metadata", "disabled"},
+	"spec.nodes[].ironicInspect":         {"", "disabled"},
+	"spec.nodes[].cpuArchitecture":       {"x86_64", "aarch64"},
+}
+
+// DefaultTemplateRefs are the operator's built-in Assisted Installer
+// template sets, which siteops renders in Go (clusterinstance.md §2).
+var DefaultTemplateRefs = struct{ Cluster, Node string }{"ai-cluster-templates-v1", "ai-node-templates-v1"}
+
+var macPattern = regexp.MustCompile(`^([0-9A-Fa-f]{2}[:]){5}([0-9A-Fa-f]{2})$`)
+
+func (s *ClusterInstanceSpec) setDefaults() {
+	s.NetworkType = DefaultNetworkType
+	s.CPUArchitecture = DefaultCIArchitecture
+	s.CPUPartitioning = CPUPartitioningNone
+}
+
+func (n *NodeSpec) setDefaults() {
+	n.Role = DefaultCIRole
+	n.BootMode = DefaultBootMode
+	n.AutomatedCleaningMode = DefaultAutomatedCleaningMode
+	n.IronicInspect = DefaultCIIronicInspect
+}
+
+func (e *CIDiskEncryption) setDefaults() { e.Type = DefaultCIDiskEncryption }
+
+func (r *ReinstallSpec) setDefaults() { r.PreservationMode = DefaultPreservationMode }
+
+// count returns the number of nodes with a role.
+func (s *ClusterInstanceSpec) count(role string) int {
+	n := 0
+	for i := range s.Nodes {
+		if s.Nodes[i].Role == role {
+			n++
+		}
+	}
+	return n
+}
+
+// isClusterInstance reports whether a document is a ClusterInstance.
+func isClusterInstance(body *yaml.Node) bool {
+	k := mappingValue(body, "kind")
+	return k != nil && k.Value == "ClusterInstance"
+}
+
+// decodeClusterInstance decodes one ClusterInstance document and checks
+// what the CRD schema and the operator's webhook check on create
+// (clusterinstance.md §1, §7.1).
+func decodeClusterInstance(file string, body *yaml.Node, budget *int, o decodeOptions) ([]*Site, Problems) {
+	d := newNodeDecoder(file, budget)
+	ci := &ClusterInstance{}
+	docPos := d.position(body)
+	if !d.decode(body, reflect.ValueOf(ci).Elem(), "") {
+		return nil, d.problems
+	}
+	name := ci.Spec.ClusterName
+	if name == "" {
+		name = ci.Metadata.Name
+	}
+	broken := map[string]bool{}
+	for i := range d.problems {
+		d.problems[i].Site = name
+		if d.problems[i].Severity == SeverityError {
+			broken[d.problems[i].Field] = true
+		}
+		if o.strict && d.problems[i].Severity == SeverityWarning {
+			d.problems[i].Severity = SeverityError
+			d.problems[i].Message += " (--strict)"
+		}
+	}
+	v := &validator{file: file, fields: d.pos, docPos: docPos, site: name, broken: broken}
+	v.checkClusterInstance(ci)
+	problems := append(d.problems, v.problems...)
+	if problems.HasErrors() {
+		return nil, problems
+	}
+	ns := ci.Metadata.Namespace
+	if ns == "" {
+		ns = ci.Spec.ClusterName
+	}
+	return []*Site{{
+		Name: ci.Spec.ClusterName, Namespace: ns, Format: FormatClusterInstance,
+		Source: docPos, Instance: ci, fields: d.pos,
+	}}, problems
+}
+
+// checkClusterInstance applies the CRD schema's rules (required fields,
+// enumerations, patterns) and the webhook's shared checks (§7.1).
+func (v *validator) checkClusterInstance(ci *ClusterInstance) {
+	s := &ci.Spec
+	if ci.ApiVersion != ClusterInstanceAPIVersion {
+		v.fail("apiVersion", "apiVersion %q is not a ClusterInstance version siteops reads", clip(ci.ApiVersion)).
+			Hint = "use " + ClusterInstanceAPIVersion
+	}
+	v.required("spec", [][2]string{{"clusterName", s.ClusterName}, {"baseDomain", s.BaseDomain},
+		{"clusterImageSetNameRef", s.ClusterImageSetNameRef}, {"pullSecretRef.name", s.PullSecretRef.Name}})
+	if len(s.Nodes) == 0 && !v.broken["spec.nodes"] {
+		v.fail("spec.nodes", "no nodes are defined").Hint = "add at least one entry under spec.nodes"
+	}
+	v.checkEnum("spec.clusterType", s.ClusterType, true)
+	v.checkEnum("spec.networkType", s.NetworkType, false)
+	v.checkEnum("spec.platformType", s.PlatformType, false)
+	v.checkEnum("spec.cpuArchitecture", s.CPUArchitecture, false)
+	v.checkEnum("spec.cpuPartitioningMode", string(s.CPUPartitioning), false)
+	for _, f := range []struct {
+		field string
+		list  []string
+	}{{"spec.apiVIPs", s.ApiVIPs}, {"spec.ingressVIPs", s.IngressVIPs}} {
+		if len(f.list) > 2 {
+			v.fail(f.field, "at most 2 entries (one per IP family), got %d", len(f.list))
+		}
+	}
+	if s.Reinstall != nil {
+		v.fail("spec.reinstall", "reinstall spec cannot be set during initial installation").
+			Hint = "remove spec.reinstall from a new ClusterInstance"
+	}
+	v.checkTemplateRefs("spec.templateRefs", s.TemplateRefs, DefaultTemplateRefs.Cluster, "cluster-level")
+	v.checkJSON("spec.installConfigOverrides", s.InstallConfigOverrides, "installConfigOverrides")
+	v.checkJSON("spec.ignitionConfigOverride", s.IgnitionConfigOverride, "cluster-level ignitionConfigOverride")
+	for i := range s.Nodes {
+		v.checkCINode(fmt.Sprintf("spec.nodes[%d]", i), &s.Nodes[i])
+	}
+	v.checkNodeCounts(s)
+}
+
+// required reports the fields of a (name, value) list that are empty.
+func (v *validator) required(parent string, fields [][2]string) {
+	for _, f := range fields {
+		if p := parent + "." + f[0]; f[1] == "" && !v.broken[p] {
+			v.fail(p, "%s is required", f[0])
+		}
+	}
+}
+
+var listIndex = regexp.MustCompile(`\[\d+\]`)
+
+func (v *validator) checkEnum(field, value string, optional bool) {
+	if optional && value == "" || v.broken[field] {
+		return
+	}
+	allowed := ciEnums[listIndex.ReplaceAllString(field, "[]")]
+	if !slices.Contains(allowed, value) {
+		names := make([]string, len(allowed))
+		for i, a := range allowed {
+			names[i] = fmt.Sprintf("%q", a)
+		}
+		v.fail(field, "%q is not allowed", clip(value)).Hint = "use one of " + strings.Join(names, ", ")
+	}
+}
+
+func (v *validator) checkJSON(field, value, what string) {
+	if value != "" && !json.Valid([]byte(value)) {
+		v.fail(field, "%s is not a valid JSON-formatted string", what).Hint = "write valid JSON, e.g. '{\"key\": \"value\"}'"
+	}
+}
+
+// checkTemplateRefs requires template references and warns about custom
+// ones, which siteops does not render.
+func (v *validator) checkTemplateRefs(field string, refs []TemplateRef, defaultName, level string) {
+	if len(refs) == 0 {
+		v.fail(field, "missing %s template reference", level).
+			Hint = fmt.Sprintf("reference the default set: {name: %s, namespace: open-cluster-management}", defaultName)
+		return
+	}
+	for i, r := range refs {
+		if r.Name == "" || r.Namespace == "" {
+			v.fail(fmt.Sprintf("%s[%d]", field, i), "a template reference needs a name and a namespace")
+		} else if r.Name != defaultName {
+			v.warn(fmt.Sprintf("%s[%d].name", field, i), "custom template set %q is not rendered by siteops; the built-in %s set is used instead", clip(r.Name), defaultName)
+		}
+	}
+}
+
+func (v *validator) checkCINode(np string, n *NodeSpec) {
+	v.required(np, [][2]string{{"hostName", n.HostName}, {"bmcAddress", n.BmcAddress},
+		{"bmcCredentialsName.name", n.BmcCredentialsName.Name}, {"bootMACAddress", n.BootMACAddress}})
+	if n.BootMACAddress != "" && !macPattern.MatchString(n.BootMACAddress) {
+		v.fail(np+".bootMACAddress", "bootMACAddress is not a MAC address").Hint = "write six hex pairs separated by ':', e.g. 52:54:00:12:34:56"
+	}
+	if n.NodeNetwork != nil {
+		for i, itf := range n.NodeNetwork.Interfaces {
+			if !macPattern.MatchString(itf.MacAddress) {
+				v.fail(fmt.Sprintf("%s.nodeNetwork.interfaces[%d].macAddress", np, i), "macAddress is not a MAC address").
+					Hint = "write six hex pairs separated by ':'"
+			}
+		}
+	}
+	v.checkEnum(np+".role", n.Role, false)
+	v.checkEnum(np+".bootMode", n.BootMode, false)
+	v.checkEnum(np+".automatedCleaningMode", n.AutomatedCleaningMode, false)
+	v.checkEnum(np+".ironicInspect", n.IronicInspect, false)
+	v.checkEnum(np+".cpuArchitecture", n.CPUArchitecture, true)
+	v.checkTemplateRefs(np+".templateRefs", n.TemplateRefs, DefaultTemplateRefs.Node, "node-level")
+	v.checkJSON(np+".installerArgs", n.InstallerArgs, "installerArgs")
+	v.checkJSON(np+".ignitionConfigOverride", n.IgnitionConfigOverride, "node-level ignitionConfigOverride")
+}
+
+// checkNodeCounts is the webhook's control-plane agent validation
+// (clusterinstance.md §7.1).
+func (v *validator) checkNodeCounts(s *ClusterInstanceSpec) {
+	if v.broken["spec.nodes"] || len(s.Nodes) == 0 {
+		return
+	}
+	masters, arbiters := s.count(RoleMaster), s.count(RoleArbiter)
+	fail := func(msg string) {
+		v.fail("spec.nodes", "control-plane agent validation failed: %s (counted %d control-plane, %d arbiter, %d worker nodes)",
+			msg, masters, arbiters, s.count(RoleWorker))
+	}
+	switch {
+	case s.ClusterType == ClusterTypeCIHosted:
+		if masters > 0 {
+			fail("hosted control plane clusters must not have control-plane agents")
+		}
+		return
+	case masters < 1:
+		fail("at least 1 control-plane agent is required")
+	case s.ClusterType == ClusterTypeCISNO && masters != 1:
+		fail("single node OpenShift cluster-type must have exactly 1 control-plane agent")
+	case s.ClusterType == ClusterTypeCIHAArbiter && (arbiters < 1 || masters < 2):
+		fail("highly available arbiter cluster-type must have at least 1 arbiter agent and 2 control-plane agents")
+	case s.ClusterType != ClusterTypeCIHAArbiter && arbiters > 0:
+		fail("arbiter agents can only be used with HighlyAvailableArbiter cluster-type")
+	}
+}
