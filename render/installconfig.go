@@ -15,13 +15,19 @@ import (
 // overrides, JSON-merged when they carry "networking" and appended as text
 // otherwise (which keeps their spacing).
 func installConfigOverrides(c *sites.Clusters) (string, error) {
-	nt, err := json.Marshal(c.NetworkType)
+	return mergeInstallConfig(c.NetworkType, c.InstallConfigOverrides, c.CPUPartitioning)
+}
+
+// mergeInstallConfig is the merge both formats share: the SiteConfig
+// generator and the ClusterInstance operator build the annotation the same
+// way (siteconfig-v1.md §5.1, clusterinstance.md §2).
+func mergeInstallConfig(networkType, overrides string, mode sites.CPUPartitioningMode) (string, error) {
+	nt, err := json.Marshal(networkType)
 	if err != nil {
 		return "", fmt.Errorf("networkType cannot be written as JSON: %v", err)
 	}
 	base := `{"networking":{"networkType":` + string(nt) + `}}`
-	overrides := c.InstallConfigOverrides
-	if c.CPUPartitioning == sites.CPUPartitioningAllNodes {
+	if mode == sites.CPUPartitioningAllNodes {
 		obj := map[string]any{}
 		if strings.TrimSpace(overrides) != "" {
 			if err := json.Unmarshal([]byte(overrides), &obj); err != nil {
@@ -47,7 +53,7 @@ func installConfigOverrides(c *sites.Clusters) (string, error) {
 		if !ok {
 			return "", errors.New(`installConfigOverrides: "networking" must be a JSON object`)
 		}
-		net["networkType"] = c.NetworkType // the SiteConfig's networkType wins
+		net["networkType"] = networkType // the site's networkType wins
 		b, err := json.Marshal(parsed)
 		if err != nil {
 			return "", err

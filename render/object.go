@@ -32,6 +32,10 @@ func (o *Object) Ref() string {
 type Bundle struct {
 	Site    string
 	Objects []*Object
+	// Suppressed are the objects the site's suppression or pruning lists
+	// keep from being applied (ClusterInstance suppressedManifests and
+	// pruneManifests), as "Kind namespace/name".
+	Suppressed []string
 }
 
 // Hash is a digest of the bundle's content, stable across runs: it changes
@@ -49,6 +53,19 @@ func (b *Bundle) Hash() (string, error) {
 		h.Write([]byte("---\n"))
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// SortByWaveAndKind puts objects in the SiteConfig operator's apply order:
+// sync wave, then kind name; objects of one kind in one wave keep the order
+// they were rendered in (cluster templates, then nodes in list order).
+func SortByWaveAndKind(objs []*Object) {
+	sort.SliceStable(objs, func(i, j int) bool {
+		a, b := objs[i], objs[j]
+		if a.Wave != b.Wave {
+			return a.Wave < b.Wave
+		}
+		return a.Kind < b.Kind
+	})
 }
 
 // Sort puts objects in apply order: sync wave, then kind (namespaces and
@@ -81,12 +98,15 @@ func kindRank(kind string) int {
 	return len(kindOrder)
 }
 
-// waveOf reads an object's sync-wave annotation (default 0).
+// waveOf reads an object's sync-wave annotation, Argo CD's or the
+// SiteConfig operator's (default 0).
 func waveOf(content map[string]any) int {
 	ann, _ := nestedMap(content, "metadata", "annotations")
-	if s, ok := ann[AnnotationSyncWave].(string); ok {
-		if w, err := strconv.Atoi(s); err == nil {
-			return w
+	for _, key := range []string{AnnotationSyncWave, AnnotationCISyncWave} {
+		if s, ok := ann[key].(string); ok {
+			if w, err := strconv.Atoi(s); err == nil {
+				return w
+			}
 		}
 	}
 	return 0

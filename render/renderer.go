@@ -49,6 +49,9 @@ func New(opts ...Option) *Renderer {
 // rendered the bundle is nil and the problems say why; warnings may come
 // with a bundle.
 func (r *Renderer) Render(s *sites.Site) (*Bundle, sites.Problems) {
+	if s.Instance != nil {
+		return r.renderClusterInstance(s)
+	}
 	sr := &siteRender{r: r, site: s, cluster: s.Cluster, data: derivedData(s)}
 	objs, err := sr.render()
 	if err != nil {

@@ -35,6 +35,33 @@ const (
 	LabelValueAutoDetect = "auto-detect"
 )
 
+// The ClusterInstance operator's vocabulary (clusterinstance.md §2).
+const (
+	// AnnotationCISyncWave orders objects for the SiteConfig operator
+	// (missing = 0).
+	AnnotationCISyncWave = "siteconfig.open-cluster-management.io/sync-wave"
+	// LabelCIOwnedBy marks objects rendered for a ClusterInstance, with
+	// the value <namespace>_<name>.
+	LabelCIOwnedBy = "siteconfig.open-cluster-management.io/owned-by"
+	// LabelBackup marks BareMetalHosts for ACM backup and restore.
+	LabelBackup      = "cluster.open-cluster-management.io/backup"
+	LabelBackupValue = "cluster-activation"
+	// CIArchitectureMulti is the cluster architecture that leaves the
+	// node's own architecture unset.
+	CIArchitectureMulti = "multi"
+)
+
+// ciWaves is the default AI template set's sync wave per kind.
+var ciWaves = map[string]int{
+	KindAgentClusterInstall:   1,
+	KindClusterDeployment:     1,
+	KindInfraEnv:              1,
+	KindNMStateConfig:         1,
+	KindManagedCluster:        2,
+	KindKlusterletAddonConfig: 2,
+	KindBareMetalHost:         3,
+}
+
 // Kinds rendered from a SiteConfig, with their API versions.
 const (
 	KindNamespace             = "Namespace"

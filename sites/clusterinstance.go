@@ -73,8 +73,8 @@ func (e *CIDiskEncryption) setDefaults() { e.Type = DefaultCIDiskEncryption }
 
 func (r *ReinstallSpec) setDefaults() { r.PreservationMode = DefaultPreservationMode }
 
-// count returns the number of nodes with a role.
-func (s *ClusterInstanceSpec) count(role string) int {
+// Count returns the number of nodes with a role.
+func (s *ClusterInstanceSpec) Count(role string) int {
 	n := 0
 	for i := range s.Nodes {
 		if s.Nodes[i].Role == role {
@@ -248,10 +248,10 @@ func (v *validator) checkNodeCounts(s *ClusterInstanceSpec) {
 	if v.broken["spec.nodes"] || len(s.Nodes) == 0 {
 		return
 	}
-	masters, arbiters := s.count(RoleMaster), s.count(RoleArbiter)
+	masters, arbiters := s.Count(RoleMaster), s.Count(RoleArbiter)
 	fail := func(msg string) {
 		v.fail("spec.nodes", "control-plane agent validation failed: %s (counted %d control-plane, %d arbiter, %d worker nodes)",
-			msg, masters, arbiters, s.count(RoleWorker))
+			msg, masters, arbiters, s.Count(RoleWorker))
 	}
 	switch {
 	case s.ClusterType == ClusterTypeCIHosted:

@@ -122,7 +122,7 @@ func (s *Site) Problem(path, format string, args ...any) Problem {
 // Masters returns the number of control-plane nodes.
 func (s *Site) Masters() int {
 	if s.Instance != nil {
-		return s.Instance.Spec.count(RoleMaster)
+		return s.Instance.Spec.Count(RoleMaster)
 	}
 	return int(s.Cluster.NumMasters)
 }

@@ -109,6 +109,9 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 			failed = true
 			return nil
 		}
+		for _, ref := range res.Bundle.Suppressed {
+			fmt.Fprintf(stderr, "%s: site %s: suppressed: %s\n", it.Site.Source, it.Site.Name, ref)
+		}
 		if f.outDir != "" {
 			name, ok := outFileName(it.Site.Name, enc.Ext())
 			if !ok {
