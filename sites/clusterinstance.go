@@ -110,14 +110,11 @@ func decodeClusterInstance(file string, body *yaml.Node, budget *int, o decodeOp
 		if d.problems[i].Severity == SeverityError {
 			broken[d.problems[i].Field] = true
 		}
-		if o.strict && d.problems[i].Severity == SeverityWarning {
-			d.problems[i].Severity = SeverityError
-			d.problems[i].Message += " (--strict)"
-		}
 	}
 	v := &validator{file: file, fields: d.pos, docPos: docPos, site: name, broken: broken}
 	v.checkClusterInstance(ci)
 	problems := append(d.problems, v.problems...)
+	problems.strictify(o.strict)
 	if problems.HasErrors() {
 		return nil, problems
 	}

@@ -20,6 +20,8 @@ func addSeeds(f *testing.F, snippets ...string) {
 	if err != nil || len(paths) == 0 {
 		f.Fatalf("no seeds in testdata/fuzz-seeds (%v)", err)
 	}
+	ci, _ := filepath.Glob(filepath.Join("testdata", "fuzz-seeds", "clusterinstance", "*.yaml"))
+	paths = append(paths, ci...)
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -100,6 +102,12 @@ func checkDecoded(t *testing.T, sites []*Site, problems Problems) {
 	for _, s := range sites {
 		if s.Name == "" {
 			t.Errorf("site without a name: %+v", s)
+		}
+		if s.Instance != nil {
+			if s.Config != nil || s.Cluster != nil || s.Name != s.Instance.Spec.ClusterName {
+				t.Errorf("ClusterInstance site %q: Config %v Cluster %v", s.Name, s.Config != nil, s.Cluster != nil)
+			}
+			continue
 		}
 		if s.Config == nil || s.Index < 0 || s.Index >= len(s.Config.Spec.Clusters) || s.Cluster != &s.Config.Spec.Clusters[s.Index] {
 			t.Errorf("site %q: Cluster is not Config.Spec.Clusters[%d]", s.Name, s.Index)

@@ -174,12 +174,9 @@ func decodeSiteConfig(file string, body *yaml.Node, budget *int, o decodeOptions
 				problems[i].Site = n
 			}
 		}
-		if o.strict && problems[i].Severity == SeverityWarning {
-			problems[i].Severity = SeverityError
-			problems[i].Message += " (--strict)"
-		}
 	}
 	problems = append(problems, v.problems...)
+	problems.strictify(o.strict)
 	fileFailed := Problems(problems).failsOutside()
 
 	names := map[string]int{}
@@ -199,6 +196,7 @@ func decodeSiteConfig(file string, body *yaml.Node, budget *int, o decodeOptions
 		}
 		normalizeCluster(c, sc)
 		cv.checkCluster(cp, c, sc, format)
+		cv.problems.strictify(o.strict)
 		problems = append(problems, cv.problems...)
 		if fileFailed || cv.problems.HasErrors() || clusterHasErrors(problems, i) {
 			continue
@@ -209,6 +207,19 @@ func decodeSiteConfig(file string, body *yaml.Node, budget *int, o decodeOptions
 		})
 	}
 	return out, problems
+}
+
+// strictify turns warnings into errors under --strict.
+func (ps Problems) strictify(strict bool) {
+	if !strict {
+		return
+	}
+	for i := range ps {
+		if ps[i].Severity == SeverityWarning {
+			ps[i].Severity = SeverityError
+			ps[i].Message += " (--strict)"
+		}
+	}
 }
 
 // failsOutside reports whether an error lies outside every cluster, which
