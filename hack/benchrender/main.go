@@ -2,25 +2,35 @@
 //
 // Usage:
 //
-//	go run ./hack/benchrender -bin PATH [-sizes 1000,10000] [-shapes sno,ha] [-manifests 20] [-runs 3]
+//	go run ./hack/benchrender -bin PATH [-sizes 1000,10000] [-shapes sno,ha] \
+//	  [-layouts files,generators,overlays] [-manifests 20] [-runs 3]
 //
-// For every size and shape it writes a fleet with the generator of
+// For every size, shape and layout it writes a fleet with the generator of
 // hack/fleetgen (package github.com/siteops/siteops/hack/fleetgen/gen) and
 // then runs, -runs times,
 //
 //	PATH render --root DIR --extra-manifests-dir DIR/extra-manifests DIR -o yaml
 //
-// with stdout counted and discarded. It measures the wall time of each run
-// and the peak resident set size of the child (ru_maxrss from wait4, Linux
-// only), and prints one table row per size and shape: the best and median
+// with stdout counted and discarded: the same command line for every
+// layout. A layout is files (SiteConfig files, no kustomization),
+// generators (the same files plus a ZTP kustomization listing them under
+// generators:), overlays (a kustomize tree of ClusterInstances: a base and
+// one overlay per site, by region), or LAYOUT/FORMAT for another format
+// than the layout's default, e.g. files/clusterinstance. It measures the
+// wall time of each run and the peak resident set size of the child
+// (ru_maxrss from wait4, Linux only), and prints one table row per size,
+// shape and layout: the best and median
 // wall time, sites per second at the median, the output size, the highest
 // peak RSS over the runs, and the exit code. The methodology follows §7.2
 // of the SiteConfig reference (single process over the whole fleet, output
 // discarded, several runs because wall times on shared machines are noisy).
 //
-// A run that exits non-zero ends the runs of that size and shape, its exit
-// code goes into the table and the tail of its stderr is printed; after the
-// table, benchrender exits 1. MB in the table are 10^6 bytes.
+// A run that exits non-zero ends the runs of that size, shape and layout,
+// its exit code goes into the table and the tail of its stderr is printed;
+// after the table, benchrender exits 1. A render that exits 0 without
+// printing anything (a binary that does not read the layout finds no
+// sites) is marked "0 (no output)" in the table. MB in the table are 10^6
+// bytes.
 package main
 
 import (
@@ -60,6 +70,7 @@ type config struct {
 	bin       string
 	sizes     []int
 	shapes    []gen.Shape
+	layouts   []variant
 	manifests int
 	runs      int
 	seed      int64
@@ -68,16 +79,51 @@ type config struct {
 	timeout   time.Duration
 }
 
+// variant is a layout and format of the generated fleet.
+type variant struct {
+	layout gen.Layout
+	format gen.Format
+}
+
+// parseVariant reads LAYOUT or LAYOUT/FORMAT.
+func parseVariant(s string) (variant, error) {
+	l, f, withFormat := strings.Cut(strings.TrimSpace(s), "/")
+	layout, err := gen.ParseLayout(l)
+	if err != nil {
+		return variant{}, err
+	}
+	v := variant{layout: layout, format: gen.DefaultFormat(layout)}
+	if withFormat {
+		if v.format, err = gen.ParseFormat(f); err != nil {
+			return variant{}, err
+		}
+	}
+	if err := gen.CheckLayout(v.layout, v.format); err != nil {
+		return variant{}, err
+	}
+	return v, nil
+}
+
+// String is the layout as the table shows it: the layout name, with the
+// format when it is not the layout's default.
+func (v variant) String() string {
+	if v.format == gen.DefaultFormat(v.layout) {
+		return string(v.layout)
+	}
+	return string(v.layout) + "/" + string(v.format)
+}
+
 // result is one table row.
 type result struct {
 	size      int
 	shape     gen.Shape
+	layout    variant
 	runs      int             // renders started
 	walls     []time.Duration // one per successful run
 	outBytes  int64           // stdout bytes of the last run
 	peakRSS   int64           // bytes; -1 when unknown
 	exitCode  int
-	exitNote  string // "timeout" or "signal" when the child did not exit normally
+	exitNote  string // "timeout" or "signal" when the child did not exit normally, "no output" when it printed nothing
 	generated time.Duration
 }
 
@@ -107,14 +153,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var results []result
 	for _, size := range cfg.sizes {
 		for _, shape := range cfg.shapes {
-			if err := ctx.Err(); err != nil {
-				return err
+			for _, layout := range cfg.layouts {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				r, err := measure(ctx, cfg, bin, work, size, shape, layout, stderr)
+				if err != nil {
+					return fmt.Errorf("%s %s x %d: %w", layout, shape, size, err)
+				}
+				results = append(results, r)
 			}
-			r, err := measure(ctx, cfg, bin, work, size, shape, stderr)
-			if err != nil {
-				return fmt.Errorf("%s x %d: %w", shape, size, err)
-			}
-			results = append(results, r)
 		}
 	}
 
@@ -136,19 +184,20 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("benchrender", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		cfg    config
-		sizes  = fs.String("sizes", "1000,10000", "comma-separated fleet sizes (number of SiteConfig files)")
-		shapes = fs.String("shapes", "sno,ha", "comma-separated cluster shapes: sno, ha, mixed")
+		cfg     config
+		sizes   = fs.String("sizes", "1000,10000", "comma-separated fleet sizes (number of sites)")
+		shapes  = fs.String("shapes", "sno,ha", "comma-separated cluster shapes: sno, ha, mixed")
+		layouts = fs.String("layouts", "files", "comma-separated fleet layouts: files, generators, overlays, or LAYOUT/FORMAT such as files/clusterinstance")
 	)
 	fs.StringVar(&cfg.bin, "bin", "", "path of the siteops binary (required)")
 	fs.IntVar(&cfg.manifests, "manifests", gen.DefaultManifests, "number of extra-manifest files per fleet")
-	fs.IntVar(&cfg.runs, "runs", 3, "renders per size and shape")
+	fs.IntVar(&cfg.runs, "runs", 3, "renders per size, shape and layout")
 	fs.Int64Var(&cfg.seed, "seed", 1, "fleet generator seed")
 	fs.StringVar(&cfg.work, "work", "", "directory for the generated fleets (default: a temporary directory, removed at the end)")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory with the generated fleets")
 	fs.DurationVar(&cfg.timeout, "timeout", 30*time.Minute, "limit for one render; 0 means none")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: benchrender -bin PATH [-sizes 1000,10000] [-shapes sno,ha] [-manifests 20] [-runs 3]")
+		fmt.Fprintln(fs.Output(), "usage: benchrender -bin PATH [-sizes 1000,10000] [-shapes sno,ha] [-layouts files,generators,overlays] [-manifests 20] [-runs 3]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -177,20 +226,37 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		}
 		cfg.shapes = append(cfg.shapes, sh)
 	}
+	for _, s := range strings.Split(*layouts, ",") {
+		v, err := parseVariant(s)
+		if err != nil {
+			return cfg, fmt.Errorf("-layouts: %w", err)
+		}
+		if slices.Contains(cfg.layouts, v) {
+			return cfg, fmt.Errorf("-layouts: %s given twice", v)
+		}
+		cfg.layouts = append(cfg.layouts, v)
+	}
+	for _, n := range cfg.sizes {
+		if n == gen.MaxSites && slices.ContainsFunc(cfg.layouts, func(v variant) bool { return v.layout == gen.LayoutOverlays }) {
+			return cfg, fmt.Errorf("-sizes: layout overlays takes at most %d sites", gen.MaxSites-1)
+		}
+	}
 	return cfg, nil
 }
 
 // measure generates one fleet and renders it cfg.runs times.
-func measure(ctx context.Context, cfg config, bin, work string, size int, shape gen.Shape, stderr io.Writer) (result, error) {
-	r := result{size: size, shape: shape, peakRSS: -1}
-	dir := filepath.Join(work, fmt.Sprintf("%s-%d", shape, size))
+func measure(ctx context.Context, cfg config, bin, work string, size int, shape gen.Shape, layout variant, stderr io.Writer) (result, error) {
+	r := result{size: size, shape: shape, layout: layout, peakRSS: -1}
+	dir := filepath.Join(work, fmt.Sprintf("%s-%s-%d", strings.ReplaceAll(layout.String(), "/", "-"), shape, size))
+	label := fmt.Sprintf("%s %s x %d", layout, shape, size)
 
 	start := time.Now()
-	if _, err := gen.Generate(dir, gen.Config{Sites: size, Shape: shape, Manifests: cfg.manifests, Seed: cfg.seed}); err != nil {
+	if _, err := gen.Generate(dir, gen.Config{Sites: size, Shape: shape, Layout: layout.layout, Format: layout.format,
+		Manifests: cfg.manifests, Seed: cfg.seed}); err != nil {
 		return r, fmt.Errorf("generate fleet: %w", err)
 	}
 	r.generated = time.Since(start)
-	fmt.Fprintf(stderr, "%s x %d: fleet written to %s in %s\n", shape, size, dir, r.generated.Round(time.Millisecond))
+	fmt.Fprintf(stderr, "%s: fleet written to %s in %s\n", label, dir, r.generated.Round(time.Millisecond))
 
 	for i := range cfg.runs {
 		rr, err := renderOnce(ctx, bin, dir, cfg.timeout)
@@ -204,14 +270,20 @@ func measure(ctx context.Context, cfg config, bin, work string, size int, shape 
 			if rr.stderrTail == "" {
 				rr.stderrTail = "(empty)"
 			}
-			fmt.Fprintf(stderr, "%s x %d: run %d exited %d after %s; stderr tail:\n%s\n",
-				shape, size, i+1, rr.exitCode, rr.wall.Round(time.Millisecond), rr.stderrTail)
+			fmt.Fprintf(stderr, "%s: run %d exited %d after %s; stderr tail:\n%s\n",
+				label, i+1, rr.exitCode, rr.wall.Round(time.Millisecond), rr.stderrTail)
 			break
 		}
 		r.walls = append(r.walls, rr.wall)
 		r.outBytes = rr.outBytes
-		fmt.Fprintf(stderr, "%s x %d: run %d: %s, %.1f MB out, peak RSS %s\n",
-			shape, size, i+1, rr.wall.Round(time.Millisecond), float64(rr.outBytes)/1e6, formatRSS(rr.peakRSS))
+		fmt.Fprintf(stderr, "%s: run %d: %s, %.1f MB out, peak RSS %s\n",
+			label, i+1, rr.wall.Round(time.Millisecond), float64(rr.outBytes)/1e6, formatRSS(rr.peakRSS))
+	}
+	if r.exitCode == 0 && len(r.walls) > 0 && r.outBytes == 0 {
+		// A render that finds no site exits 0 too; do not let its row pass
+		// for a measurement of the fleet.
+		r.exitNote = "no output"
+		fmt.Fprintf(stderr, "%s: the render printed nothing; the binary may not read this layout\n", label)
 	}
 	return r, nil
 }
@@ -274,7 +346,7 @@ func renderOnce(ctx context.Context, bin, dir string, timeout time.Duration) (ru
 
 func printTable(w io.Writer, results []result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "SIZE\tSHAPE\tRUNS\tBEST\tMEDIAN\tSITES/S\tOUTPUT MB\tPEAK RSS MB\tEXIT\t")
+	fmt.Fprintln(tw, "SIZE\tLAYOUT\tSHAPE\tRUNS\tBEST\tMEDIAN\tSITES/S\tOUTPUT MB\tPEAK RSS MB\tEXIT\t")
 	for _, r := range results {
 		best, median, rate, outMB := "-", "-", "-", "-"
 		if len(r.walls) > 0 {
@@ -287,8 +359,8 @@ func printTable(w io.Writer, results []result) error {
 		if r.exitNote != "" {
 			exit += " (" + r.exitNote + ")"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
-			r.size, r.shape, r.runs, best, median, rate, outMB, formatRSS(r.peakRSS), exit)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+			r.size, r.layout, r.shape, r.runs, best, median, rate, outMB, formatRSS(r.peakRSS), exit)
 	}
 	return tw.Flush()
 }

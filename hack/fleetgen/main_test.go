@@ -149,10 +149,72 @@ func TestFleetgenFlags(t *testing.T) {
 		{"-n", "0", "-out", t.TempDir()},
 		{"-n", "1", "-shape", "huge", "-out", t.TempDir()},
 		{"-n", "1"},
+		{"-n", "1", "-layout", "tree", "-out", t.TempDir()},
+		{"-n", "1", "-format", "v2", "-out", t.TempDir()},
+		{"-n", "1", "-layout", "generators", "-format", "clusterinstance", "-out", t.TempDir()},
+		{"-n", "1", "-layout", "overlays", "-format", "siteconfig", "-out", t.TempDir()},
 	} {
 		if err := run(args, io.Discard, io.Discard); err == nil {
 			t.Errorf("run(%q) succeeded, want an error", args)
 		}
+	}
+}
+
+// TestFleetgenLayouts runs each layout through the command line; package
+// gen checks the content in depth.
+func TestFleetgenLayouts(t *testing.T) {
+	for _, tt := range []struct {
+		args    []string
+		summary string
+		present []string // files that must exist
+		absent  []string
+	}{
+		{
+			args:    []string{"-layout", "files"},
+			summary: "wrote 5 SiteConfigs",
+			present: []string{"sno-000001.yaml"},
+			absent:  []string{"kustomization.yaml"},
+		},
+		{
+			args:    []string{"-layout", "files", "-format", "clusterinstance"},
+			summary: "wrote 5 ClusterInstances",
+			present: []string{"sno-000005.yaml"},
+			absent:  []string{"kustomization.yaml"},
+		},
+		{
+			args:    []string{"-layout", "generators"},
+			summary: "wrote 5 SiteConfigs",
+			present: []string{"sno-000001.yaml", "kustomization.yaml"},
+		},
+		{
+			args:    []string{"-layout", "overlays"},
+			summary: "wrote 5 ClusterInstance overlays",
+			present: []string{"kustomization.yaml", "base/sno/clusterinstance.yaml", "regions/region-00001/kustomization.yaml",
+				"regions/region-00001/sno-000001/patch-strategic.yaml", "regions/region-00001/sno-000002/patch-json6902.yaml"},
+			absent: []string{"sno-000001.yaml", "base/ha"},
+		},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			dir := t.TempDir()
+			var out bytes.Buffer
+			args := append([]string{"-n", "5", "-shape", "sno", "-manifests", "2", "-out", dir}, tt.args...)
+			if err := run(args, &out, &out); err != nil {
+				t.Fatalf("fleetgen %q: %v\n%s", args, err, out.String())
+			}
+			if !strings.HasPrefix(out.String(), tt.summary) {
+				t.Errorf("summary %q, want it to start with %q", out.String(), tt.summary)
+			}
+			for _, f := range tt.present {
+				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+					t.Errorf("missing %s: %v", f, err)
+				}
+			}
+			for _, f := range tt.absent {
+				if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+					t.Errorf("%s written", f)
+				}
+			}
+		})
 	}
 }
 

@@ -1,7 +1,8 @@
-// Package gen writes synthetic SiteConfig fleets for load tests and
-// benchmarks of the siteops renderer.
+// Package gen writes synthetic fleets for load tests and benchmarks of the
+// siteops renderer, in three layouts ([Layout]) and two formats ([Format]).
 //
-// A fleet is a directory in the ZTP layout:
+// [LayoutGenerators] (the zero value, and what gen always wrote before
+// layouts existed) is the GitOps ZTP layout:
 //
 //	DIR/
 //	  kustomization.yaml        generators: lists every SiteConfig file
@@ -14,12 +15,41 @@
 //	    02-master-kernel-args.yaml
 //	    ...
 //
-// The SiteConfigs follow the benchmark inputs of the reference (§7.2 of
+// [LayoutFiles] is the same without kustomization.yaml: a plain directory of
+// site files that the renderer walks. With [FormatClusterInstance] the site
+// files are ClusterInstances (siteconfig.open-cluster-management.io/v1alpha1)
+// instead of SiteConfigs.
+//
+// [LayoutOverlays] is a kustomize tree of ClusterInstances, grouped by
+// region the way fleets that moved to ClusterInstance arrange them:
+//
+//	DIR/
+//	  kustomization.yaml          resources: regions/region-00001, ...
+//	  base/sno/                   kustomization.yaml + clusterinstance.yaml
+//	  base/ha/                    (one base per shape in the fleet)
+//	  regions/region-00001/
+//	    kustomization.yaml        resources: its site overlays
+//	    sno-000001/
+//	      kustomization.yaml      resources: ../../../base/sno, namespace, patches
+//	      patch-strategic.yaml    a strategic-merge patch (even site indices)
+//	    sno-000002/
+//	      kustomization.yaml
+//	      patch-json6902.yaml     a JSON 6902 patch (odd site indices)
+//	  extra-manifests/
+//
+// Every overlay patches what is particular to its site (name, namespace,
+// cluster name, region label, machine network, VIPs, and per node host
+// name, BMC address and credentials, MACs, zone label and IP addresses), so
+// that the built overlay equals the ClusterInstance [FormatClusterInstance]
+// writes for the same site. [SitesPerRegion] sites share a region.
+//
+// The sites follow the benchmark inputs of the reference (§7.2 of
 // siteconfig-v1.md): static IPv4 nmstate (one ethernet interface with an
 // address, a DNS server and a default route), one node label per node,
 // cpuPartitioningMode AllNodes, an installConfigOverrides JSON and three
-// clusterLabels. An SNO cluster has 1 master; an HA cluster has 3 masters
-// and 2 workers plus apiVIPs/ingressVIPs.
+// cluster labels (clusterLabels in a SiteConfig, ManagedCluster extraLabels
+// in a ClusterInstance). An SNO cluster has 1 master; an HA cluster has 3
+// masters and 2 workers plus apiVIPs/ingressVIPs.
 //
 // # Addresses
 //
@@ -35,11 +65,14 @@
 // The output is a pure function of [Config]: the seed picks the region,
 // zone and shape (for [ShapeMixed]) of each cluster from a per-cluster
 // random stream, so the files do not depend on the order in which the
-// worker goroutines write them.
+// worker goroutines write them. The same seed gives the same shapes in
+// every layout and format.
 package gen
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -76,9 +109,95 @@ func ParseShape(s string) (Shape, error) {
 	return "", fmt.Errorf("unknown shape %q (want sno, ha or mixed)", s)
 }
 
+// Layout is how the site files are arranged in the fleet directory.
+type Layout string
+
+// The supported layouts.
+const (
+	// LayoutFiles writes one file per site and no kustomization: the
+	// renderer walks the directory.
+	LayoutFiles Layout = "files"
+	// LayoutGenerators adds a ZTP kustomization.yaml listing the SiteConfig
+	// files under generators:. It is what Generate wrote before layouts
+	// existed, and the layout of a zero Config.
+	LayoutGenerators Layout = "generators"
+	// LayoutOverlays writes a kustomize tree: one base ClusterInstance per
+	// shape and one overlay directory per site, grouped by region.
+	LayoutOverlays Layout = "overlays"
+)
+
+// Layouts lists the supported layouts in the order used by help texts.
+func Layouts() []Layout { return []Layout{LayoutFiles, LayoutGenerators, LayoutOverlays} }
+
+// ParseLayout returns the Layout named s.
+func ParseLayout(s string) (Layout, error) {
+	for _, l := range Layouts() {
+		if string(l) == s {
+			return l, nil
+		}
+	}
+	return "", fmt.Errorf("unknown layout %q (want files, generators or overlays)", s)
+}
+
+// Format is the API the sites are written in.
+type Format string
+
+// The supported formats.
+const (
+	// FormatSiteConfig writes SiteConfigs (ran.openshift.io/v1), one
+	// cluster each. It is the only format of LayoutGenerators.
+	FormatSiteConfig Format = "siteconfig"
+	// FormatClusterInstance writes ClusterInstances
+	// (siteconfig.open-cluster-management.io/v1alpha1). It is the only
+	// format of LayoutOverlays.
+	FormatClusterInstance Format = "clusterinstance"
+)
+
+// Formats lists the supported formats.
+func Formats() []Format { return []Format{FormatSiteConfig, FormatClusterInstance} }
+
+// ParseFormat returns the Format named s.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats() {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("unknown format %q (want siteconfig or clusterinstance)", s)
+}
+
+// DefaultFormat is the format of layout when Config.Format is empty.
+func DefaultFormat(layout Layout) Format {
+	if layout == LayoutOverlays {
+		return FormatClusterInstance
+	}
+	return FormatSiteConfig
+}
+
+// CheckLayout reports whether Generate writes layout in format.
+func CheckLayout(layout Layout, format Format) error {
+	if _, err := ParseLayout(string(layout)); err != nil {
+		return err
+	}
+	if _, err := ParseFormat(string(format)); err != nil {
+		return err
+	}
+	switch {
+	case layout == LayoutGenerators && format != FormatSiteConfig:
+		return fmt.Errorf("layout generators holds SiteConfigs only (ZTP runs generators: entries as SiteConfig plugins), not format %s", format)
+	case layout == LayoutOverlays && format != FormatClusterInstance:
+		return fmt.Errorf("layout overlays holds ClusterInstances only, not format %s", format)
+	}
+	return nil
+}
+
 // MaxSites is the largest fleet Generate writes: the number of /28 machine
 // networks in 10.0.0.0/9 (and of 8-address BMC blocks in 100.64.0.0/10).
+// LayoutOverlays takes one less: its base uses the last block.
 const MaxSites = 1 << 19
+
+// SitesPerRegion is the number of sites in one region of LayoutOverlays.
+const SitesPerRegion = 50
 
 // DefaultManifests is the default number of extra-manifest files.
 const DefaultManifests = 20
@@ -89,10 +208,14 @@ const ExtraManifestsDir = "extra-manifests"
 
 // Config describes a synthetic fleet.
 type Config struct {
-	// Sites is the number of SiteConfig files, each with one cluster.
+	// Sites is the number of sites, each with one cluster.
 	Sites int
 	// Shape is the node layout of the clusters.
 	Shape Shape
+	// Layout arranges the site files; empty means LayoutGenerators.
+	Layout Layout
+	// Format is the API of the sites; empty means DefaultFormat(Layout).
+	Format Format
 	// Manifests is the number of files written to extra-manifests/: one
 	// Namespace, one .tmpl, and MachineConfigs for the rest.
 	Manifests int
@@ -102,35 +225,63 @@ type Config struct {
 
 // Stats summarizes a generated fleet.
 type Stats struct {
-	// Files are the SiteConfig file names relative to the fleet
-	// directory, in the order of the kustomization generators list.
+	// Files are the site files relative to the fleet directory (slash
+	// separated), in site order: the SiteConfig or ClusterInstance files,
+	// or for LayoutOverlays the overlay directories.
 	Files []string
+	// Names are the cluster names, in site order.
+	Names []string
 	// SNO and HA count the clusters of each layout.
 	SNO, HA int
 	// Nodes is the total number of nodes.
 	Nodes int
-	// Bytes is the total size of the SiteConfig files.
+	// Bytes is the total size of the site files (for LayoutOverlays: of
+	// every kustomization and patch file, bases included).
 	Bytes int64
+	// Kustomizations lists the kustomization files written, relative to
+	// the fleet directory: none for LayoutFiles, one for
+	// LayoutGenerators, the whole tree for LayoutOverlays.
+	Kustomizations []string
 	// Manifests lists the extra-manifest file names.
 	Manifests []string
 }
 
 // Generate writes the fleet described by cfg into dir, creating dir if
 // needed. Existing files with the same names are overwritten; other files
-// are left alone.
+// are left alone, except that LayoutFiles removes a kustomization file
+// left in dir (it would change how the directory is read). Write each
+// layout into a directory of its own.
 func Generate(dir string, cfg Config) (Stats, error) {
+	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return Stats{}, fmt.Errorf("validate config: %w", err)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, ExtraManifestsDir), 0o755); err != nil {
 		return Stats{}, fmt.Errorf("create fleet directory: %w", err)
 	}
-	st, err := writeSites(dir, cfg)
-	if err != nil {
-		return Stats{}, fmt.Errorf("write sites: %w", err)
-	}
-	if err := writeKustomization(dir, st.Files); err != nil {
-		return Stats{}, fmt.Errorf("write kustomization: %w", err)
+	var (
+		st  Stats
+		err error
+	)
+	switch cfg.Layout {
+	case LayoutOverlays:
+		st, err = writeOverlays(dir, cfg)
+		if err != nil {
+			return Stats{}, fmt.Errorf("write overlays: %w", err)
+		}
+	default:
+		st, err = writeSites(dir, cfg)
+		if err != nil {
+			return Stats{}, fmt.Errorf("write sites: %w", err)
+		}
+		if cfg.Layout == LayoutGenerators {
+			if err := writeKustomization(dir, st.Files); err != nil {
+				return Stats{}, fmt.Errorf("write kustomization: %w", err)
+			}
+			st.Kustomizations = []string{kustomizationFile}
+		} else if err := removeKustomization(dir); err != nil {
+			return Stats{}, fmt.Errorf("remove stale kustomization: %w", err)
+		}
 	}
 	st.Manifests, err = WriteManifests(filepath.Join(dir, ExtraManifestsDir), cfg.Manifests)
 	if err != nil {
@@ -139,11 +290,29 @@ func Generate(dir string, cfg Config) (Stats, error) {
 	return st, nil
 }
 
+func (c Config) withDefaults() Config {
+	if c.Layout == "" {
+		c.Layout = LayoutGenerators
+	}
+	if c.Format == "" {
+		c.Format = DefaultFormat(c.Layout)
+	}
+	return c
+}
+
 func (c Config) validate() error {
-	if c.Sites < 1 || c.Sites > MaxSites {
-		return fmt.Errorf("sites %d out of range 1..%d", c.Sites, MaxSites)
+	c = c.withDefaults()
+	maxSites := MaxSites
+	if c.Layout == LayoutOverlays {
+		maxSites--
+	}
+	if c.Sites < 1 || c.Sites > maxSites {
+		return fmt.Errorf("sites %d out of range 1..%d", c.Sites, maxSites)
 	}
 	if _, err := ParseShape(string(c.Shape)); err != nil {
+		return err
+	}
+	if err := CheckLayout(c.Layout, c.Format); err != nil {
 		return err
 	}
 	if c.Manifests < 0 {
@@ -152,7 +321,7 @@ func (c Config) validate() error {
 	return nil
 }
 
-// site is the per-cluster data a SiteConfig is written from.
+// site is the per-cluster data a site file is written from.
 type site struct {
 	index  int // 0-based position in the fleet
 	name   string
@@ -166,10 +335,14 @@ const haNodes = 5
 var regions = []string{"north", "south", "east", "west", "central", "coastal", "alpine", "metro"}
 
 // newSite derives cluster i from the seed. Each cluster has its own random
-// stream, so the result does not depend on generation order.
+// stream, so the result does not depend on generation order. In
+// LayoutOverlays the region is the region directory the site is in.
 func newSite(cfg Config, i int) site {
 	r := rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(i)))
 	s := site{index: i, region: regions[r.IntN(len(regions))]}
+	if cfg.Layout == LayoutOverlays {
+		s.region = regionName(i / SitesPerRegion)
+	}
 	switch cfg.Shape {
 	case ShapeHA:
 		s.ha = true
@@ -194,16 +367,33 @@ func (s site) nodes() int {
 	return 1
 }
 
-// writeSites writes all SiteConfig files with one worker per CPU.
-func writeSites(dir string, cfg Config) (Stats, error) {
-	type result struct {
-		ha    bool
-		bytes int
+func (s site) shape() Shape {
+	if s.ha {
+		return ShapeHA
 	}
-	results := make([]result, cfg.Sites)
-	files := make([]string, cfg.Sites)
+	return ShapeSNO
+}
 
-	workers := min(runtime.GOMAXPROCS(0), cfg.Sites)
+// regionName names region g (0-based) of LayoutOverlays.
+func regionName(g int) string {
+	n := strconv.Itoa(g + 1)
+	for len(n) < 5 {
+		n = "0" + n
+	}
+	return "region-" + n
+}
+
+// fileResult is what a worker reports for one site.
+type fileResult struct {
+	file  string
+	ha    bool
+	bytes int
+}
+
+// forEachSite runs write for every site index with one worker per CPU and
+// returns the first error. write gets a reusable buffer and returns it.
+func forEachSite(n int, write func(i int, buf []byte) ([]byte, error)) error {
+	workers := min(runtime.GOMAXPROCS(0), n)
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
@@ -214,33 +404,30 @@ func writeSites(dir string, cfg Config) (Stats, error) {
 		wg.Go(func() {
 			buf := make([]byte, 0, 16<<10)
 			for i := range next {
-				s := newSite(cfg, i)
-				buf = appendSiteConfig(buf[:0], s, cfg.Seed)
-				name := s.name + ".yaml"
-				if err := os.WriteFile(filepath.Join(dir, name), buf, 0o644); err != nil {
+				var err error
+				if buf, err = write(i, buf[:0]); err != nil {
 					mu.Lock()
 					if firstErr == nil {
 						firstErr = err
 					}
 					mu.Unlock()
-					continue
 				}
-				files[i] = name
-				results[i] = result{ha: s.ha, bytes: len(buf)}
 			}
 		})
 	}
-	for i := range cfg.Sites {
+	for i := range n {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
-	if firstErr != nil {
-		return Stats{}, firstErr
-	}
+	return firstErr
+}
 
-	st := Stats{Files: files}
-	for _, r := range results {
+// collectStats sums the per-site results.
+func collectStats(results []fileResult, names []string) Stats {
+	st := Stats{Files: make([]string, len(results)), Names: names}
+	for i, r := range results {
+		st.Files[i] = r.file
 		if r.ha {
 			st.HA++
 			st.Nodes += haNodes
@@ -250,8 +437,36 @@ func writeSites(dir string, cfg Config) (Stats, error) {
 		}
 		st.Bytes += int64(r.bytes)
 	}
-	return st, nil
+	return st
 }
+
+// writeSites writes one SiteConfig or ClusterInstance file per site.
+func writeSites(dir string, cfg Config) (Stats, error) {
+	results := make([]fileResult, cfg.Sites)
+	names := make([]string, cfg.Sites)
+	err := forEachSite(cfg.Sites, func(i int, buf []byte) ([]byte, error) {
+		s := newSite(cfg, i)
+		if cfg.Format == FormatClusterInstance {
+			buf = appendClusterInstanceFile(buf, s, cfg.Seed)
+		} else {
+			buf = appendSiteConfig(buf, s, cfg.Seed)
+		}
+		name := s.name + ".yaml"
+		if err := os.WriteFile(filepath.Join(dir, name), buf, 0o644); err != nil {
+			return buf, err
+		}
+		results[i] = fileResult{file: name, ha: s.ha, bytes: len(buf)}
+		names[i] = s.name
+		return buf, nil
+	})
+	if err != nil {
+		return Stats{}, err
+	}
+	return collectStats(results, names), nil
+}
+
+// kustomizationFile is the name of every kustomization gen writes.
+const kustomizationFile = "kustomization.yaml"
 
 func writeKustomization(dir string, files []string) error {
 	b := make([]byte, 0, 64+len(files)*24)
@@ -262,7 +477,19 @@ func writeKustomization(dir string, files []string) error {
 		b = append(b, f...)
 		b = append(b, '\n')
 	}
-	return os.WriteFile(filepath.Join(dir, "kustomization.yaml"), b, 0o644)
+	return os.WriteFile(filepath.Join(dir, kustomizationFile), b, 0o644)
+}
+
+// removeKustomization removes the kustomization files kustomize would find
+// in dir, so that a LayoutFiles fleet written over another layout is read
+// as plain files.
+func removeKustomization(dir string) error {
+	for _, name := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // Addressing. Cluster i owns machine network 10.0.0.0/9 + i*16 (/28) and
