@@ -87,7 +87,11 @@ func TestExamplesValidateAgainstCRDs(t *testing.T) {
 	if len(bundles) < 4 {
 		t.Fatalf("example fleet rendered %d sites, want at least 4", len(bundles))
 	}
-	kinds := validateAll(t, bundles)
+	ci := renderTree(t, "../examples/clusterinstance", "", ".")
+	if len(ci) == 0 {
+		t.Fatal("examples/clusterinstance rendered nothing")
+	}
+	kinds := validateAll(t, append(bundles, ci...))
 	for _, k := range []string{
 		render.KindNamespace, render.KindAgentClusterInstall, render.KindClusterDeployment,
 		render.KindNMStateConfig, render.KindInfraEnv, render.KindBareMetalHost,
