@@ -3,6 +3,7 @@ package sites
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -13,7 +14,7 @@ import (
 	"strings"
 	"sync"
 
-	"gopkg.in/yaml.v3"
+	"github.com/siteops/siteops/internal/kustomize"
 )
 
 // Fleet is every site found under the given paths, plus every problem met
@@ -30,6 +31,7 @@ type options struct {
 	strict      bool
 	maxFileSize int64
 	workers     int
+	allowRemote bool
 }
 
 // WithStrict makes unknown fields errors instead of warnings.
@@ -37,6 +39,11 @@ func WithStrict(strict bool) Option { return func(o *options) { o.strict = stric
 
 // WithMaxFileSize sets the largest file read, in bytes.
 func WithMaxFileSize(n int64) Option { return func(o *options) { o.maxFileSize = n } }
+
+// WithAllowRemoteBases lets kustomizations use remote bases (git or
+// https). Off by default: fetching runs git, and the content is not the
+// repository's.
+func WithAllowRemoteBases(allow bool) Option { return func(o *options) { o.allowRemote = allow } }
 
 // WithWorkers sets how many files are decoded at once (default GOMAXPROCS).
 func WithWorkers(n int) Option { return func(o *options) { o.workers = n } }
@@ -52,9 +59,6 @@ func applyOptions(opts []Option) options {
 	return o
 }
 
-// kustomizationNames are the file names kustomize recognises.
-var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
-
 // Load reads the sites under paths (files or directories, slash-separated
 // and relative to the root of fsys). Directories are walked; dot-folders
 // and status/ folders are skipped. A directory holding a kustomization
@@ -66,7 +70,7 @@ var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Ku
 // Load returns an error only when ctx is cancelled; everything wrong with
 // the input is a Problem, and a broken site never stops the others.
 func Load(ctx context.Context, fsys fs.FS, paths []string, opts ...Option) (*Fleet, error) {
-	l := newLoader(fsys, paths, opts)
+	l := newLoader(ctx, fsys, paths, opts)
 	fleet := &Fleet{Problems: l.problems}
 	err := l.decodeStream(ctx, nil, func(d decoded) error {
 		fleet.Problems = append(fleet.Problems, d.problems...)
@@ -100,7 +104,7 @@ type Item struct {
 // problem on both definitions that names the other: the first one is
 // still delivered, since it was delivered before the second was read.
 func Stream(ctx context.Context, fsys fs.FS, paths []string, work func(*Site) any, emit func(Item) error, opts ...Option) error {
-	l := newLoader(fsys, paths, opts)
+	l := newLoader(ctx, fsys, paths, opts)
 	if len(l.problems) > 0 {
 		if err := emit(Item{Problems: l.problems}); err != nil {
 			return err
@@ -143,10 +147,10 @@ func Stream(ctx context.Context, fsys fs.FS, paths []string, work func(*Site) an
 	})
 }
 
-func newLoader(fsys fs.FS, paths []string, opts []Option) *loader {
+func newLoader(ctx context.Context, fsys fs.FS, paths []string, opts []Option) *loader {
 	o := applyOptions(opts)
 	l := &loader{fsys: fsys, o: o, reader: newFileReader(fsys, o.maxFileSize), seen: map[string]bool{},
-		kustomizations: map[string]bool{}, active: map[string]bool{}}
+		kustomizations: map[string]bool{}, active: map[string]bool{}, kcache: kustomize.NewCache(), ctx: ctx}
 	for _, p := range paths {
 		l.collect(p, ".")
 	}
@@ -158,6 +162,10 @@ func newLoader(fsys fs.FS, paths []string, opts []Option) *loader {
 type candidate struct {
 	path string
 	base string
+	// data, when set, is a document that came out of a kustomize build;
+	// path and line are where it came from.
+	data []byte
+	line int
 }
 
 type loader struct {
@@ -171,6 +179,8 @@ type loader struct {
 	bigFile sync.Mutex
 	// kustomizations read so far, and those being read (to catch cycles).
 	kustomizations, active map[string]bool
+	kcache                 *kustomize.Cache
+	ctx                    context.Context
 	problems               Problems
 }
 
@@ -238,25 +248,13 @@ func (l *loader) addFile(p, base string) {
 	}
 }
 
-// kustomization is the part of a kustomization file that names SiteConfigs.
-type kustomization struct {
-	Generators []string `yaml:"generators"`
-	Resources  []string `yaml:"resources"`
-}
-
 // collectKustomization reads dir as a ZTP kustomization directory if it has
 // a kustomization file, and reports whether it did. kustomize runs the
 // generator in the kustomization directory, so the relative paths of the
 // SiteConfigs it lists resolve against that directory.
 func (l *loader) collectKustomization(dir string) bool {
-	var file string
-	for _, name := range kustomizationNames {
-		if st, err := fs.Stat(l.fsys, path.Join(dir, name)); err == nil && !st.IsDir() {
-			file = path.Join(dir, name)
-			break
-		}
-	}
-	if file == "" {
+	file, ok := kustomize.IsKustomization(l.fsys, dir)
+	if !ok {
 		return false
 	}
 	switch {
@@ -268,51 +266,69 @@ func (l *loader) collectKustomization(dir string) bool {
 	}
 	l.kustomizations[dir], l.active[dir] = true, true
 	defer delete(l.active, dir)
-	data, err := readLimited(l.fsys, file, l.o.maxFileSize)
+	res, err := kustomize.Build(l.ctx, l.fsys, dir, kustomize.WithAllowRemote(l.o.allowRemote),
+		kustomize.WithMaxFileSize(l.o.maxFileSize), kustomize.WithCache(l.kcache), kustomize.WithWorkers(l.o.workers))
 	if err != nil {
-		l.problemErr(file, err)
+		p := Problem{Pos: Position{File: file}, Severity: SeverityError, Message: err.Error(), Err: err,
+			Hint: "the sites of this kustomization are not loaded; fix the entry, every other tree is still read"}
+		var refused *kustomize.RefusedError
+		if errors.As(err, &refused) {
+			p.Pos = Position{File: refused.File, Line: refused.Line}
+			p.Field = refused.Field
+			p.Message = fmt.Sprintf("%s entry %q is refused: %s", refused.Field, refused.Entry, refused.Reason)
+			if isRemote(refused.Entry) {
+				p.Hint = "siteops reads only the repository's own files; vendor the base, or pass --allow-remote-bases"
+			}
+		}
+		l.problems = append(l.problems, p)
 		return true
 	}
-	var k kustomization
-	if err := yaml.Unmarshal(data, &k); err != nil {
-		l.problems = append(l.problems, yamlProblem(file, data, err))
-		return true
+	for _, w := range res.Warnings {
+		l.problems = append(l.problems, Problem{Pos: Position{File: w.File, Line: w.Line}, Severity: SeverityWarning, Message: w.Message})
 	}
-	for _, g := range k.Generators {
-		l.collectEntry(dir, file, "generators", g)
+	for _, g := range res.SiteConfigGenerators {
+		// kustomize runs the generator in the kustomization's directory.
+		l.addFile(g.File, path.Dir(g.Kustomization))
 	}
-	for _, r := range k.Resources {
-		// Resources that are files are plain objects, never sites; only
-		// directories can hold further SiteConfigs.
-		if isRemote(r) || path.IsAbs(r) {
-			l.collectEntry(dir, file, "resources", r)
-		} else if st, err := fs.Stat(l.fsys, path.Join(dir, r)); err == nil && st.IsDir() {
-			l.collectEntry(dir, file, "resources", r)
+	l.addBuilt(dir, file, res.Documents)
+	return true
+}
+
+// addBuilt adds the site documents of a kustomize build. A file whose
+// objects all came out unchanged is read as a file, so that positions are
+// exact; objects a build changed are decoded from the build's output and
+// placed at the start of the object they came from.
+func (l *loader) addBuilt(dir, file string, docs []kustomize.Document) {
+	modified := map[string]bool{}
+	for _, d := range docs {
+		if isSiteKind(d.APIVersion, d.Kind) && (d.Modified || d.Origin.File == "" || d.Origin.Repo != "") {
+			modified[d.Origin.File] = true
 		}
 	}
-	return true
+	for _, d := range docs {
+		if !isSiteKind(d.APIVersion, d.Kind) {
+			continue
+		}
+		if !modified[d.Origin.File] {
+			l.addFile(d.Origin.File, dir)
+			continue
+		}
+		origin := d.Origin.File
+		if origin == "" || d.Origin.Repo != "" {
+			origin = file // the kustomization is the best place we have
+		}
+		l.files = append(l.files, candidate{path: origin, base: dir, data: d.Data, line: d.Origin.Line})
+	}
+}
+
+// isSiteKind reports whether an object is a site definition.
+func isSiteKind(apiVersion, kind string) bool {
+	return kind == "SiteConfig" || kind == "ClusterInstance" || strings.HasPrefix(apiVersion, siteConfigGroup)
 }
 
 // isRemote reports whether a kustomization entry names a remote location.
 func isRemote(entry string) bool {
 	return strings.Contains(entry, "://") || strings.HasPrefix(entry, "github.com/") || strings.HasPrefix(entry, "git@")
-}
-
-func (l *loader) collectEntry(dir, file, field, entry string) {
-	if isRemote(entry) {
-		l.problem(file, "%s entry %q is a remote location; siteops reads only files of this repository", field, clipN(entry, 256))
-		return
-	}
-	if path.IsAbs(entry) {
-		l.problem(file, "%s entry %q is an absolute path; give a path relative to the kustomization", field, clipN(entry, 256))
-		return
-	}
-	p, err := RootPath(path.Join(dir, entry))
-	if err != nil {
-		l.problem(file, "%s entry %q: %v", field, entry, err)
-		return
-	}
-	l.collect(p, dir)
 }
 
 type decoded struct {
@@ -386,6 +402,9 @@ var siteConfigMarkers = [][]byte{[]byte("SiteConfig"), []byte(siteConfigGroup), 
 
 func (l *loader) decodeOne(c candidate) decoded {
 	file := c.path
+	if c.data != nil {
+		return l.decodeBuilt(c)
+	}
 	data, err := readLimited(l.fsys, file, l.o.maxFileSize)
 	if err != nil {
 		return decoded{problems: Problems{{Pos: Position{File: file}, Severity: SeverityError, Message: err.Error(), Err: err}}}
@@ -402,6 +421,26 @@ func (l *loader) decodeOne(c candidate) decoded {
 	sites, problems := decodeFile(file, data, decodeOptions{strict: l.o.strict})
 	for _, s := range sites {
 		s.BaseDir = c.base
+	}
+	return decoded{sites: sites, problems: problems}
+}
+
+// decodeBuilt decodes a document that a kustomize build changed. Its
+// text is the build's, not the file's, so every position is moved to the
+// start of the object in the file it came from: the field path says the
+// rest.
+func (l *loader) decodeBuilt(c candidate) decoded {
+	sites, problems := decodeFile(c.path, c.data, decodeOptions{strict: l.o.strict})
+	at := Position{File: c.path, Line: c.line}
+	for i := range problems {
+		problems[i].Pos = at
+	}
+	for _, s := range sites {
+		s.BaseDir = c.base
+		s.Source = at
+		for k := range s.fields {
+			s.fields[k] = at
+		}
 	}
 	return decoded{sites: sites, problems: problems}
 }

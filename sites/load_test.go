@@ -116,27 +116,27 @@ kind: Kustomization
 generators:
 - site-a.yaml
 - sub/site-b.yaml
-- gen-dir
 resources:
 - ns.yaml
+- gen-dir
 - ../shared
-- not-there
 `,
-		"fleet/site-a.yaml":               siteFileWith("a", "extraManifests:\n  searchPaths: [manifests]\n"+oneNode("a0")),
-		"fleet/sub/site-b.yaml":           siteFileWith("b", "crTemplates:\n  ClusterDeployment: templates/cd.yaml\n"+oneNode("b0")),
-		"fleet/unlisted.yaml":             siteFile("unlisted"),
-		"fleet/ns.yaml":                   "apiVersion: v1\nkind: Namespace\n# not a SiteConfig\n",
-		"fleet/gen-dir/c.yaml":            siteFileWith("c", "biosConfigRef:\n  filePath: bios.yaml\n"+oneNode("c0")),
-		"fleet/manifests/01.yaml":         "kind: MachineConfig\n",
-		"fleet/templates/cd.yaml":         "from: the kustomization directory\n",
-		"fleet/sub/templates/cd.yaml":     "from: the directory of the SiteConfig file\n",
-		"fleet/bios.yaml":                 "BootMode: Uefi\n",
-		"shared/kustomization.yml":        "generators: [s.yaml]\n",
-		"shared/s.yaml":                   siteFileWith("s", "extraManifestPath: extra\n"+oneNode("s0")),
-		"shared/extra/x.yaml":             "kind: ConfigMap\n",
-		"shared/other.yaml":               siteFile("other-not-listed"),
-		"fleet/unused/kustomization.yaml": "generators: [u.yaml]\n",
-		"fleet/unused/u.yaml":             siteFile("unused"),
+		"fleet/site-a.yaml":                siteFileWith("a", "extraManifests:\n  searchPaths: [manifests]\n"+oneNode("a0")),
+		"fleet/sub/site-b.yaml":            siteFileWith("b", "crTemplates:\n  ClusterDeployment: templates/cd.yaml\n"+oneNode("b0")),
+		"fleet/unlisted.yaml":              siteFile("unlisted"),
+		"fleet/ns.yaml":                    "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n# not a SiteConfig\n",
+		"fleet/gen-dir/c.yaml":             siteFileWith("c", "biosConfigRef:\n  filePath: bios.yaml\n"+oneNode("c0")),
+		"fleet/gen-dir/kustomization.yaml": "generators: [c.yaml]\n",
+		"fleet/manifests/01.yaml":          "kind: MachineConfig\n",
+		"fleet/templates/cd.yaml":          "from: the kustomization directory\n",
+		"fleet/sub/templates/cd.yaml":      "from: the directory of the SiteConfig file\n",
+		"fleet/gen-dir/bios.yaml":          "BootMode: Uefi\n",
+		"shared/kustomization.yml":         "generators: [s.yaml]\n",
+		"shared/s.yaml":                    siteFileWith("s", "extraManifestPath: extra\n"+oneNode("s0")),
+		"shared/extra/x.yaml":              "kind: ConfigMap\n",
+		"shared/other.yaml":                siteFile("other-not-listed"),
+		"fleet/unused/kustomization.yaml":  "generators: [u.yaml]\n",
+		"fleet/unused/u.yaml":              siteFile("unused"),
 	})
 	tests := []struct {
 		name  string
@@ -162,7 +162,9 @@ resources:
 		for _, s := range fleet.Sites {
 			bases[s.Name] = s.BaseDir
 		}
-		if want := map[string]string{"a": "fleet", "b": "fleet", "c": "fleet", "s": "shared"}; !maps.Equal(bases, want) {
+		// kustomize runs a generator in the directory of the kustomization
+		// that lists it.
+		if want := map[string]string{"a": "fleet", "b": "fleet", "c": "fleet/gen-dir", "s": "shared"}; !maps.Equal(bases, want) {
 			t.Errorf("BaseDir = %v, want %v", bases, want)
 		}
 		a, b, c, s := siteNamed(t, fleet.Sites, "a"), siteNamed(t, fleet.Sites, "b"), siteNamed(t, fleet.Sites, "c"), siteNamed(t, fleet.Sites, "s")
@@ -172,8 +174,8 @@ resources:
 		if f := b.Files.Files["templates/cd.yaml"]; f == nil || f.Path != "fleet/templates/cd.yaml" || string(f.Data) != "from: the kustomization directory\n" {
 			t.Errorf("b: crTemplate = %+v, want fleet/templates/cd.yaml", f)
 		}
-		if f := c.Files.Files["bios.yaml"]; f == nil || f.Path != "fleet/bios.yaml" {
-			t.Errorf("c: BIOS file = %+v, want fleet/bios.yaml", f)
+		if f := c.Files.Files["bios.yaml"]; f == nil || f.Path != "fleet/gen-dir/bios.yaml" {
+			t.Errorf("c: BIOS file = %+v, want fleet/gen-dir/bios.yaml", f)
 		}
 		if d := s.Files.Dirs["extra"]; d == nil || d.Path != "shared/extra" {
 			t.Errorf("s: extraManifestPath dir = %+v, want shared/extra", d)
@@ -188,17 +190,17 @@ func TestLoadKustomizationRefusals(t *testing.T) {
 		problem []string
 	}{
 		{name: "remote URL generator", entries: "generators:\n- https://github.com/org/fleet//sites?ref=main\n",
-			problem: []string{"k/kustomization.yaml: ", `generators entry "https://github.com/org/fleet//sites?ref=main" is a remote location`}},
+			problem: []string{"k/kustomization.yaml:2: ", `generators entry "https://github.com/org/fleet//sites?ref=main" is refused: it is a remote location`, "--allow-remote-bases"}},
 		{name: "remote go-getter generator", entries: "generators:\n- github.com/org/fleet/site.yaml\n",
-			problem: []string{"k/kustomization.yaml: ", "is a remote location"}},
+			problem: []string{"k/kustomization.yaml:2: ", "is a remote location"}},
 		{name: "generator outside the root", entries: "generators:\n- ../../outside.yaml\n",
-			problem: []string{"k/kustomization.yaml: ", `generators entry "../../outside.yaml"`, "leads outside the fleet root"}},
+			problem: []string{"k/kustomization.yaml:2: ", `generators entry "../../outside.yaml"`, "leads outside the fleet root"}},
 		{name: "missing generator", entries: "generators:\n- missing.yaml\n",
 			problem: []string{"k/missing.yaml does not exist"}},
 		{name: "kustomization that is not YAML", entries: "generators: [unclosed\n",
-			problem: []string{"k/kustomization.yaml:", "not valid YAML"}},
+			problem: []string{"k/kustomization.yaml:", "invalid Kustomization", "did not find expected"}},
 		{name: "generators of the wrong type", entries: "generators: {a: b}\n",
-			problem: []string{"k/kustomization.yaml", "not valid YAML", "cannot unmarshal"}},
+			problem: []string{"k/kustomization.yaml", "invalid Kustomization", "cannot unmarshal"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

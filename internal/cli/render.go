@@ -20,6 +20,7 @@ type renderFlags struct {
 	outDir       string
 	strict       bool
 	maxFileSize  int64
+	allowRemote  bool
 }
 
 func newRenderCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -27,11 +28,14 @@ func newRenderCommand(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "render [PATH...]",
 		Short: "Render sites into the resources the assisted installer consumes",
-		Long: `Render reads SiteConfig files (files, directories, or ZTP kustomization
-directories whose generators: list SiteConfigs) and prints, per site, the
+		Long: `Render reads SiteConfig and ClusterInstance files (files, directories,
+and kustomize trees, built in-process with plugins disabled) and prints, per
+site, the resources the assisted installer consumes: for a SiteConfig, the
 Namespace, ClusterDeployment, AgentClusterInstall, InfraEnv, NMStateConfigs,
 BareMetalHosts, HostFirmwareSettings, extra-manifest ConfigMap, ManagedCluster
-and KlusterletAddonConfig, ordered by sync wave, kind, namespace and name.
+and KlusterletAddonConfig, ordered by sync wave, kind, namespace and name; for
+a ClusterInstance, what the SiteConfig operator's default templates render, in
+its apply order.
 
 Paths inside sites (extra manifests, crTemplates, BIOS profiles) are relative
 to --root and may not leave it. A broken site is reported on stderr with its
@@ -51,6 +55,7 @@ Exit status: 0 all sites rendered, 1 some failed, 2 usage error.`,
 	fl.StringVarP(&f.output, "output", "o", string(render.FormatYAML), fmt.Sprintf("output format: %v", render.Formats()))
 	fl.StringVar(&f.outDir, "out-dir", "", "write one file per site into this directory instead of stdout")
 	fl.BoolVar(&f.strict, "strict", false, "treat unknown fields as errors")
+	fl.BoolVar(&f.allowRemote, "allow-remote-bases", false, "let kustomizations use remote bases (runs git; off: only the repository's files are read)")
 	fl.Int64Var(&f.maxFileSize, "max-file-size", sites.DefaultMaxFileSize, "largest input file read, in bytes")
 	return cmd
 }
@@ -124,7 +129,7 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 			return writeSiteFile(f.outDir, name, enc, res.Encoded)
 		}
 		return out.Write(res.Encoded)
-	}, sites.WithStrict(f.strict), sites.WithMaxFileSize(f.maxFileSize))
+	}, sites.WithStrict(f.strict), sites.WithMaxFileSize(f.maxFileSize), sites.WithAllowRemoteBases(f.allowRemote))
 	if err != nil {
 		return err
 	}
