@@ -209,3 +209,82 @@ func TestRenderStreamIsDeterministic(t *testing.T) {
 		t.Error("the example fleet is incomplete")
 	}
 }
+
+const ciBase = `apiVersion: siteconfig.open-cluster-management.io/v1alpha1
+kind: ClusterInstance
+metadata:
+  name: base
+  namespace: base
+spec:
+  clusterName: base
+  baseDomain: example.com
+  clusterImageSetNameRef: img
+  pullSecretRef: {name: ps}
+  clusterType: SNO
+  templateRefs: [{name: ai-cluster-templates-v1, namespace: open-cluster-management}]
+  nodes:
+  - hostName: node0
+    bmcAddress: redfish://192.0.2.1/redfish/v1/Systems/1
+    bmcCredentialsName: {name: bmc}
+    bootMACAddress: "02:00:00:00:00:01"
+    templateRefs: [{name: ai-node-templates-v1, namespace: open-cluster-management}]
+`
+
+// TestRenderKustomizeTrees: an overlay's patched ClusterInstance renders
+// with the patched values; a tree asking for an exec plugin fails with a
+// message naming its kustomization, runs nothing, and the other tree still
+// renders.
+func TestRenderKustomizeTrees(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	dir := writeTree(t, map[string]string{
+		"good/base/kustomization.yaml": "resources: [ci.yaml]\n",
+		"good/base/ci.yaml":            ciBase,
+		"good/site/kustomization.yaml": `resources: [../base]
+patches:
+- target: {kind: ClusterInstance}
+  patch: |-
+    - {op: replace, path: /metadata/name, value: east-1}
+    - {op: replace, path: /metadata/namespace, value: east-1}
+    - {op: replace, path: /spec/clusterName, value: east-1}
+    - {op: replace, path: /spec/nodes/0/bootMACAddress, value: "02:00:00:00:0e:01"}
+`,
+		"bad/kustomization.yaml": "generators: [plugin.yaml]\n",
+		"bad/plugin.yaml":        "apiVersion: example.com/v1\nkind: Runner\nmetadata:\n  name: r\n  annotations:\n    config.kubernetes.io/function: |\n      exec:\n        path: ./run.sh\n",
+		"bad/run.sh":             "#!/bin/sh\ntouch " + marker + "\n",
+	})
+	stdout, stderr, code := run(t, "render", "--root", dir, filepath.Join(dir, "good/site"), filepath.Join(dir, "bad"))
+	if code != ExitFailure {
+		t.Errorf("exit %d, want %d", code, ExitFailure)
+	}
+	if !strings.Contains(stderr, "bad/kustomization.yaml:1") || !strings.Contains(stderr, "is refused") {
+		t.Errorf("stderr does not name the refused entry:\n%s", stderr)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the plugin ran")
+	}
+	for _, want := range []string{"name: east-1", "bootMACAddress: 02:00:00:00:0e:01", "kind: BareMetalHost"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+	if strings.Contains(stdout, "name: base\n") {
+		t.Error("the unpatched base was rendered")
+	}
+}
+
+// TestRenderKustomizePositions: a problem in a patched object points at the
+// object in the file it came from, with the field path.
+func TestRenderKustomizePositions(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"base/kustomization.yaml": "resources: [ci.yaml]\n",
+		"base/ci.yaml":            "# a base\n" + ciBase,
+		"site/kustomization.yaml": "resources: [../base]\npatches:\n- target: {kind: ClusterInstance}\n  patch: |-\n    - {op: add, path: /spec/networkType, value: Calico}\n",
+	})
+	_, stderr, code := run(t, "render", "--root", dir, filepath.Join(dir, "site"))
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want %d", code, ExitFailure)
+	}
+	if want := `base/ci.yaml:2: site base: spec.networkType: "Calico" is not allowed`; !strings.Contains(stderr, want) {
+		t.Errorf("stderr:\n%s\nwant %q", stderr, want)
+	}
+}
