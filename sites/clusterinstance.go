@@ -84,10 +84,18 @@ func (s *ClusterInstanceSpec) Count(role string) int {
 	return n
 }
 
-// isClusterInstance reports whether a document is a ClusterInstance.
+// clusterInstanceGroup is the API group of ClusterInstance.
+const clusterInstanceGroup = "siteconfig.open-cluster-management.io/"
+
+// isClusterInstance reports whether a document is a ClusterInstance: its
+// kind says so, or its apiVersion is in the ClusterInstance group (a
+// misspelt kind is then warned about rather than silently skipped).
 func isClusterInstance(body *yaml.Node) bool {
-	k := mappingValue(body, "kind")
-	return k != nil && k.Value == "ClusterInstance"
+	if k := mappingValue(body, "kind"); k != nil && k.Value == "ClusterInstance" {
+		return true
+	}
+	av := mappingValue(body, "apiVersion")
+	return av != nil && strings.HasPrefix(av.Value, clusterInstanceGroup)
 }
 
 // decodeClusterInstance decodes one ClusterInstance document and checks
@@ -132,6 +140,10 @@ func decodeClusterInstance(file string, body *yaml.Node, budget *int, o decodeOp
 // enumerations, patterns) and the webhook's shared checks (§7.1).
 func (v *validator) checkClusterInstance(ci *ClusterInstance) {
 	s := &ci.Spec
+	if ci.Kind != "ClusterInstance" {
+		v.warn("kind", "kind is %q; the document is read as a ClusterInstance because of its apiVersion", clip(ci.Kind)).
+			Hint = "write kind: ClusterInstance"
+	}
 	if ci.ApiVersion != ClusterInstanceAPIVersion {
 		v.fail("apiVersion", "apiVersion %q is not a ClusterInstance version siteops reads", clip(ci.ApiVersion)).
 			Hint = "use " + ClusterInstanceAPIVersion

@@ -150,7 +150,8 @@ func Stream(ctx context.Context, fsys fs.FS, paths []string, work func(*Site) an
 func newLoader(ctx context.Context, fsys fs.FS, paths []string, opts []Option) *loader {
 	o := applyOptions(opts)
 	l := &loader{fsys: fsys, o: o, reader: newFileReader(fsys, o.maxFileSize), seen: map[string]bool{},
-		kustomizations: map[string]bool{}, active: map[string]bool{}, kcache: kustomize.NewCache(), ctx: ctx}
+		kustomizations: map[string]bool{}, active: map[string]bool{}, kcache: kustomize.NewCache(), ctx: ctx,
+		builtDocs: map[string]bool{}}
 	for _, p := range paths {
 		l.collect(p, ".")
 	}
@@ -163,9 +164,15 @@ type candidate struct {
 	path string
 	base string
 	// data, when set, is a document that came out of a kustomize build;
-	// path and line are where it came from.
-	data []byte
-	line int
+	// path and line are where it came from, builtBy the kustomization.
+	data    []byte
+	line    int
+	builtBy string
+	// exact is set when the built document is the one in the file at
+	// line, unchanged: it is decoded from the file for exact positions,
+	// keeping only the document with that identity.
+	exact    bool
+	identity string
 }
 
 type loader struct {
@@ -180,6 +187,7 @@ type loader struct {
 	// kustomizations read so far, and those being read (to catch cycles).
 	kustomizations, active map[string]bool
 	kcache                 *kustomize.Cache
+	builtDocs              map[string]bool
 	ctx                    context.Context
 	problems               Problems
 }
@@ -294,36 +302,41 @@ func (l *loader) collectKustomization(dir string) bool {
 	return true
 }
 
-// addBuilt adds the site documents of a kustomize build. A file whose
-// objects all came out unchanged is read as a file, so that positions are
-// exact; objects a build changed are decoded from the build's output and
-// placed at the start of the object they came from.
+// addBuilt adds the site documents of a kustomize build. Only what the
+// build output holds becomes a site: an object a patch deleted, or one
+// marked local-config, is gone. An object that came out exactly as written
+// in its file is decoded from that file, so that positions are exact; an
+// object the build changed (or took from a List, or from a remote base) is
+// decoded from the build's output and placed at the start of the object it
+// came from. Relative paths in a built site resolve against the directory
+// of the file it came from, whichever kustomization reached it.
 func (l *loader) addBuilt(dir, file string, docs []kustomize.Document) {
-	modified := map[string]bool{}
-	for _, d := range docs {
-		if isSiteKind(d.APIVersion, d.Kind) && (d.Modified || d.Origin.File == "" || d.Origin.Repo != "") {
-			modified[d.Origin.File] = true
-		}
-	}
 	for _, d := range docs {
 		if !isSiteKind(d.APIVersion, d.Kind) {
 			continue
 		}
-		if !modified[d.Origin.File] {
-			l.addFile(d.Origin.File, dir)
-			continue
+		key := fmt.Sprintf("%s|%s|%d|%s/%s/%s", d.Origin.Repo, d.Origin.File, d.Origin.Line, d.Kind, d.Namespace, d.Name)
+		if l.builtDocs[key] {
+			continue // reached again through another path
 		}
-		origin := d.Origin.File
+		l.builtDocs[key] = true
+		origin, base := d.Origin.File, path.Dir(d.Origin.File)
 		if origin == "" || d.Origin.Repo != "" {
-			origin = file // the kustomization is the best place we have
+			origin, base = file, dir // the kustomization is the best place we have
 		}
-		l.files = append(l.files, candidate{path: origin, base: dir, data: d.Data, line: d.Origin.Line})
+		c := candidate{path: origin, base: base, data: d.Data, line: d.Origin.Line, builtBy: file}
+		if !d.Modified && d.Origin.Line > 0 && d.Origin.Repo == "" {
+			c.exact = true
+			c.identity = d.Kind + "/" + d.Namespace + "/" + d.Name
+		}
+		l.files = append(l.files, c)
 	}
 }
 
 // isSiteKind reports whether an object is a site definition.
 func isSiteKind(apiVersion, kind string) bool {
-	return kind == "SiteConfig" || kind == "ClusterInstance" || strings.HasPrefix(apiVersion, siteConfigGroup)
+	return kind == "SiteConfig" || kind == "ClusterInstance" || strings.HasPrefix(apiVersion, siteConfigGroup) ||
+		strings.HasPrefix(apiVersion, clusterInstanceGroup)
 }
 
 // isRemote reports whether a kustomization entry names a remote location.
@@ -398,7 +411,7 @@ func (l *loader) decodeStream(ctx context.Context, work func(*Site) any, emit fu
 const bigFileSize = 1 << 20
 
 // siteConfigMarkers: a file that holds neither cannot define a site.
-var siteConfigMarkers = [][]byte{[]byte("SiteConfig"), []byte(siteConfigGroup), []byte("ClusterInstance")}
+var siteConfigMarkers = [][]byte{[]byte("SiteConfig"), []byte(siteConfigGroup), []byte("ClusterInstance"), []byte(clusterInstanceGroup)}
 
 func (l *loader) decodeOne(c candidate) decoded {
 	file := c.path
@@ -430,10 +443,16 @@ func (l *loader) decodeOne(c candidate) decoded {
 // start of the object in the file it came from: the field path says the
 // rest.
 func (l *loader) decodeBuilt(c candidate) decoded {
+	if c.exact {
+		if d, ok := l.decodeExact(c); ok {
+			return d
+		}
+	}
 	sites, problems := decodeFile(c.path, c.data, decodeOptions{strict: l.o.strict})
 	at := Position{File: c.path, Line: c.line}
 	for i := range problems {
 		problems[i].Pos = at
+		problems[i].Message += " (in the object built by " + c.builtBy + ")"
 	}
 	for _, s := range sites {
 		s.BaseDir = c.base
@@ -443,6 +462,54 @@ func (l *loader) decodeBuilt(c candidate) decoded {
 		}
 	}
 	return decoded{sites: sites, problems: problems}
+}
+
+// decodeExact decodes the one document of a file that a build passed
+// through unchanged, with the file's own positions.
+func (l *loader) decodeExact(c candidate) (decoded, bool) {
+	data, err := readLimited(l.fsys, c.path, l.o.maxFileSize)
+	if err != nil {
+		return decoded{}, false
+	}
+	doc, ok := documentAt(data, c.line)
+	if !ok {
+		return decoded{}, false
+	}
+	sites, problems := decodeFile(c.path, doc, decodeOptions{strict: l.o.strict})
+	for _, s := range sites {
+		if s.identity() != c.identity {
+			return decoded{}, false
+		}
+		s.BaseDir = c.base
+	}
+	return decoded{sites: sites, problems: problems}, true
+}
+
+// documentAt returns the file's text with every line outside the YAML
+// document that starts at line blanked, so that decoding it keeps the
+// file's line numbers.
+func documentAt(data []byte, line int) ([]byte, bool) {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if line < 1 || line > len(lines) {
+		return nil, false
+	}
+	out := make([]byte, 0, len(data))
+	in := false
+	for i, ln := range lines {
+		n := i + 1
+		switch {
+		case n == line:
+			in = true
+		case in && (bytes.HasPrefix(ln, []byte("---")) || bytes.HasPrefix(ln, []byte("..."))):
+			in = false
+		}
+		if in {
+			out = append(out, ln...)
+		} else if bytes.HasSuffix(ln, []byte("\n")) {
+			out = append(out, '\n')
+		}
+	}
+	return out, true
 }
 
 // resolve reads the files a site refers to and attaches them to it.

@@ -73,6 +73,14 @@ func (s *Site) join(p string) string {
 	return path.Join(s.BaseDir, p)
 }
 
+// identity is the kind/namespace/name of the document that defines the site.
+func (s *Site) identity() string {
+	if s.Instance != nil {
+		return "ClusterInstance/" + s.Instance.Metadata.Namespace + "/" + s.Instance.Metadata.Name
+	}
+	return "SiteConfig/" + s.Config.Metadata.Namespace + "/" + s.Config.Metadata.Name
+}
+
 // Spec returns the site-level settings.
 func (s *Site) Spec() *Spec { return &s.Config.Spec }
 

@@ -45,16 +45,17 @@ func decodeFile(file string, data []byte, o decodeOptions) ([]*Site, Problems) {
 		if len(root.Content) == 0 {
 			continue
 		}
-		body := root.Content[0]
 		var s []*Site
 		var p Problems
-		switch {
-		case isClusterInstance(body):
-			s, p = decodeClusterInstance(file, body, budget, o)
-		case isSiteConfig(body):
-			s, p = decodeSiteConfig(file, body, budget, o)
-		default:
-			continue
+		for _, body := range listItems(root.Content[0]) {
+			switch {
+			case isClusterInstance(body):
+				ss, pp := decodeClusterInstance(file, body, budget, o)
+				s, p = append(s, ss...), append(p, pp...)
+			case isSiteConfig(body):
+				ss, pp := decodeSiteConfig(file, body, budget, o)
+				s, p = append(s, ss...), append(p, pp...)
+			}
 		}
 		if *budget < 0 {
 			problems = append(problems, p...)
@@ -64,6 +65,17 @@ func decodeFile(file string, data []byte, o decodeOptions) ([]*Site, Problems) {
 		problems = append(problems, p...)
 	}
 	return out, problems
+}
+
+// listItems returns the items of a v1 List document (what `kubectl get -o
+// yaml` writes), or the document itself.
+func listItems(body *yaml.Node) []*yaml.Node {
+	if k := mappingValue(body, "kind"); k != nil && k.Value == "List" {
+		if items := mappingValue(body, "items"); items != nil && items.Kind == yaml.SequenceNode {
+			return items.Content
+		}
+	}
+	return []*yaml.Node{body}
 }
 
 // siteConfigGroup is the API group of SiteConfig.
