@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"gopkg.in/yaml.v3"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -556,14 +557,43 @@ var krustyRuns atomic.Int64
 
 // runKrusty runs krusty, turning a panic into an error: kustomize panics
 // on some malformed input.
-func runKrusty(opts *krusty.Options, fsys *buildFS, dir string) (m resmap.ResMap, err error) {
+// buildTimeout bounds one krusty run. A few small files can ask kustomize
+// for an exponential number of objects (resources that each list two
+// bases with a name suffix); krusty cannot be interrupted, so a run that
+// overruns is abandoned and its tree fails, while every other tree goes on.
+const buildTimeout = 60 * time.Second
+
+// maxObjects bounds what one build may output.
+const maxObjects = 100000
+
+func runKrusty(opts *krusty.Options, fsys *buildFS, dir string) (resmap.ResMap, error) {
 	krustyRuns.Add(1)
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("kustomize failed: %v", p)
-		}
+	type result struct {
+		m   resmap.ResMap
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() {
+			if p := recover(); p != nil {
+				r.err = fmt.Errorf("kustomize failed: %v", p)
+			}
+			done <- r
+		}()
+		r.m, r.err = krusty.MakeKustomizer(opts).Run(fsys, dir)
 	}()
-	return krusty.MakeKustomizer(opts).Run(fsys, dir)
+	timer := time.NewTimer(buildTimeout)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		if r.err == nil && r.m.Size() > maxObjects {
+			return nil, fmt.Errorf("the build outputs %d objects, over the limit of %d", r.m.Size(), maxObjects)
+		}
+		return r.m, r.err
+	case <-timer.C:
+		return nil, fmt.Errorf("the build ran for more than %v and was abandoned; check the tree for resources that multiply (a base listed twice per level)", buildTimeout)
+	}
 }
 
 // convert turns krusty's output into documents, taking the origin of each
