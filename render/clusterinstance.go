@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	metal3 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 
@@ -151,8 +152,12 @@ func ciMeta(kind, name, namespace string) map[string]any {
 
 func (cr *ciRender) agentClusterInstall() (map[string]any, error) {
 	s := cr.spec
-	overrides, err := mergeInstallConfig(s.NetworkType, s.InstallConfigOverrides, s.CPUPartitioning)
+	overrides, err := mergeInstallConfig(s.NetworkType, s.InstallConfigOverrides, s.CPUPartitioning, true)
 	if err != nil {
+		return nil, cr.site.Problem("spec.installConfigOverrides", "%v", err)
+	}
+	// The template writes the annotation in single quotes.
+	if overrides, err = quoted(overrides, '\''); err != nil {
 		return nil, cr.site.Problem("spec.installConfigOverrides", "%v", err)
 	}
 	md := ciMeta(KindAgentClusterInstall, s.ClusterName, s.ClusterName)
@@ -171,7 +176,7 @@ func (cr *ciRender) agentClusterInstall() (map[string]any, error) {
 			"workerAgents":       workers,
 			"arbiterAgents":      int64(s.Count(sites.RoleArbiter)),
 		},
-		"sshPublicKey": s.SSHPublicKey,
+		"sshPublicKey": foldQuoted(s.SSHPublicKey),
 	}
 	if len(s.ApiVIPs) > 0 {
 		spec["apiVIPs"] = stringList(s.ApiVIPs)
@@ -231,8 +236,10 @@ func ciNetworking(s *sites.ClusterInstanceSpec) any {
 	return n
 }
 
+// ciProxy is the proxy as the templates write it: whenever the field is
+// set, even to {}.
 func ciProxy(p *sites.ProxySettings) map[string]any {
-	if p == nil || *p == (sites.ProxySettings{}) {
+	if p == nil {
 		return nil
 	}
 	m := map[string]any{}
@@ -311,11 +318,15 @@ func (cr *ciRender) architecture(i int) string {
 func (cr *ciRender) infraEnv(i int) (map[string]any, error) {
 	s := cr.spec
 	name, ns := cr.hostObject(i)
+	ignition, err := quoted(s.IgnitionConfigOverride, '\'')
+	if err != nil {
+		return nil, cr.site.Problem("spec.ignitionConfigOverride", "%v", err)
+	}
 	spec := map[string]any{
 		"clusterRef":                 map[string]any{"name": s.ClusterName, "namespace": s.ClusterName},
-		"sshAuthorizedKey":           s.SSHPublicKey,
+		"sshAuthorizedKey":           foldQuoted(s.SSHPublicKey),
 		"pullSecretRef":              map[string]any{"name": s.PullSecretRef.Name},
-		"ignitionConfigOverride":     s.IgnitionConfigOverride, // the cluster's; a node's goes to its BMH
+		"ignitionConfigOverride":     ignition, // the cluster's; a node's goes to its BMH
 		"nmStateConfigLabelSelector": map[string]any{"matchLabels": map[string]any{LabelNMState: name}},
 	}
 	if a := cr.architecture(i); a != "" {
@@ -364,11 +375,18 @@ func (cr *ciRender) bareMetalHost(i int) (map[string]any, error) {
 		ann[AnnotationBMACNodeLabelPrefix+k] = v
 	}
 	ann[AnnotationBMACHostname] = n.HostName
-	if n.InstallerArgs != "" {
-		ann[AnnotationBMACInstallerArgs] = n.InstallerArgs
-	}
-	if n.IgnitionConfigOverride != "" {
-		ann[AnnotationBMACIgnitionOverride] = n.IgnitionConfigOverride
+	for _, a := range []struct{ key, value, field string }{
+		{AnnotationBMACInstallerArgs, n.InstallerArgs, "installerArgs"},
+		{AnnotationBMACIgnitionOverride, n.IgnitionConfigOverride, "ignitionConfigOverride"},
+	} {
+		if a.value == "" {
+			continue
+		}
+		v, err := quoted(a.value, '\'')
+		if err != nil {
+			return nil, cr.site.Problem(fmt.Sprintf("spec.nodes[%d].%s", i, a.field), "%v", err)
+		}
+		ann[a.key] = v
 	}
 	ann[AnnotationBMACRole] = n.Role
 	md["labels"] = map[string]any{LabelInfraEnv: name, LabelBackup: LabelBackupValue}
@@ -383,7 +401,7 @@ func (cr *ciRender) bareMetalHost(i int) (map[string]any, error) {
 	if a := cr.architecture(i); a != "" {
 		spec["architecture"] = a
 	}
-	if len(n.RootDeviceHints) > 0 {
+	if n.RootDeviceHints != nil { // written whenever set, even to {}
 		hints := &metal3.RootDeviceHints{}
 		if err := strictConvert(n.RootDeviceHints, hints); err != nil {
 			return nil, cr.site.Problem(fmt.Sprintf("spec.nodes[%d].rootDeviceHints", i), "%v", err)
@@ -396,4 +414,45 @@ func (cr *ciRender) bareMetalHost(i int) (map[string]any, error) {
 	}
 	return map[string]any{"apiVersion": "metal3.io/v1alpha1", "kind": KindBareMetalHost,
 		"metadata": md, "spec": spec}, nil
+}
+
+// foldQuoted is what a YAML parser makes of s written inside a quoted
+// scalar of a template line, as the operator's templates write these
+// fields: line breaks fold to spaces (an empty line keeps one), and white
+// space around a break goes.
+func foldQuoted(s string) string {
+	if !strings.ContainsAny(s, "\n\r") {
+		return s
+	}
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	var b strings.Builder
+	for i, ln := range lines {
+		if i > 0 {
+			ln = strings.TrimLeft(ln, " \t")
+		}
+		if i < len(lines)-1 {
+			ln = strings.TrimRight(ln, " \t")
+		}
+		switch {
+		case i == 0:
+		case ln == "" && i < len(lines)-1:
+			b.WriteByte('\n')
+			continue
+		default:
+			if !strings.HasSuffix(b.String(), "\n") {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(ln)
+	}
+	return b.String()
+}
+
+// quoted checks that s can sit inside the template's quotes, and folds it
+// as the YAML parser would.
+func quoted(s string, quote byte) (string, error) {
+	if strings.IndexByte(s, quote) >= 0 {
+		return "", fmt.Errorf("the value contains %c, which ends the quoted value in the operator's template (its YAML would not parse)", quote)
+	}
+	return foldQuoted(s), nil
 }

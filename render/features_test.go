@@ -317,3 +317,101 @@ func sortedKeys(m map[string]any) []string {
 	}
 	return keys
 }
+
+const ciSite = `apiVersion: siteconfig.open-cluster-management.io/v1alpha1
+kind: ClusterInstance
+metadata: {name: c1, namespace: c1}
+spec:
+  clusterName: c1
+  baseDomain: example.com
+  clusterImageSetNameRef: img
+  pullSecretRef: {name: ps}
+  templateRefs: [{name: ai-cluster-templates-v1, namespace: open-cluster-management}]
+`
+
+func TestClusterInstanceRendering(t *testing.T) {
+	node := func(extra string) string {
+		return "  - hostName: h0\n    bmcAddress: redfish://192.0.2.1/x\n    bmcCredentialsName: {name: b}\n    bootMACAddress: \"02:00:00:00:00:01\"\n" +
+			"    templateRefs: [{name: ai-node-templates-v1, namespace: open-cluster-management}]\n" + extra
+	}
+	tests := []struct {
+		name    string
+		spec    string
+		check   func(t *testing.T, b *render.Bundle)
+		problem string
+	}{
+		{name: "empty proxy and root device hints are written, as the templates test the pointer",
+			spec: "  proxy: {}\n  nodes:\n" + node("    rootDeviceHints: {}\n"),
+			check: func(t *testing.T, b *render.Bundle) {
+				if p, ok := get(object(t, b, "AgentClusterInstall", "c1"), "spec").(map[string]any)["proxy"]; !ok || len(p.(map[string]any)) != 0 {
+					t.Errorf("ACI proxy %v, want {}", p)
+				}
+				if h, ok := get(object(t, b, "BareMetalHost", "h0"), "spec").(map[string]any)["rootDeviceHints"]; !ok || len(h.(map[string]any)) != 0 {
+					t.Errorf("rootDeviceHints %v, want {}", h)
+				}
+			}},
+		{name: "a multi-line SSH key folds as in the template's quotes",
+			spec: "  sshPublicKey: |\n    ssh-ed25519 AAAA user@host\n  nodes:\n" + node(""),
+			check: func(t *testing.T, b *render.Bundle) {
+				if k := get(object(t, b, "InfraEnv", "h0"), "spec", "sshAuthorizedKey"); k != "ssh-ed25519 AAAA user@host " {
+					t.Errorf("sshAuthorizedKey %q", k)
+				}
+			}},
+		{name: "hostRef names the host objects, arbiter counts, multi architecture",
+			spec: "  clusterType: HighlyAvailableArbiter\n  cpuArchitecture: multi\n  nodes:\n" +
+				node("    hostRef: {name: bmh-a, namespace: hosts}\n") +
+				strings.ReplaceAll(node("    cpuArchitecture: aarch64\n"), "h0", "h1") +
+				strings.ReplaceAll(strings.ReplaceAll(node("    role: arbiter\n"), "h0", "h2"), "00:01", "00:03"),
+			check: func(t *testing.T, b *render.Bundle) {
+				bmh := object(t, b, "BareMetalHost", "bmh-a")
+				if get(bmh, "metadata", "namespace") != "hosts" || get(bmh, "metadata", "labels", "infraenvs.agent-install.openshift.io") != "bmh-a" {
+					t.Errorf("hostRef BMH metadata %v", get(bmh, "metadata"))
+				}
+				if _, ok := get(bmh, "spec").(map[string]any)["architecture"]; ok {
+					t.Error("architecture set although the cluster is multi and the node names none")
+				}
+				if a := get(object(t, b, "InfraEnv", "h1"), "spec", "cpuArchitecture"); a != "aarch64" {
+					t.Errorf("node architecture %v", a)
+				}
+				pr := get(object(t, b, "AgentClusterInstall", "c1"), "spec", "provisionRequirements").(map[string]any)
+				if pr["controlPlaneAgents"] != int64(2) || pr["arbiterAgents"] != int64(1) {
+					t.Errorf("provisionRequirements %v", pr)
+				}
+			}},
+		{name: "overrides the operator cannot merge are refused",
+			spec: "  installConfigOverrides: ' {\"fips\":true}'\n  nodes:\n" + node(""), problem: "installConfigOverrides must be a non-empty JSON object"},
+		{name: "a single quote in installer args is refused",
+			spec: "  nodes:\n" + node("    installerArgs: '[\"--karg\", \"it''s\"]'\n"), problem: "ends the quoted value"},
+		{name: "node-level pruneManifests",
+			spec: "  nodes:\n" + node("    pruneManifests: [{apiVersion: metal3.io/v1alpha1, kind: BareMetalHost}]\n"),
+			check: func(t *testing.T, b *render.Bundle) {
+				for _, o := range b.Objects {
+					if o.Kind == "BareMetalHost" {
+						t.Error("a pruned BareMetalHost was rendered")
+					}
+				}
+				if len(b.Suppressed) != 1 || b.Suppressed[0] != "BareMetalHost c1/h0" {
+					t.Errorf("suppressed %v", b.Suppressed)
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, problems := renderMap(t, map[string]string{"site.yaml": ciSite + tt.spec}, "")
+			if tt.problem != "" {
+				found := false
+				for _, p := range problems {
+					found = found || strings.Contains(p.Error(), tt.problem)
+				}
+				if b != nil || !found {
+					t.Fatalf("bundle %v, problems %v; want a problem containing %q", b != nil, problems, tt.problem)
+				}
+				return
+			}
+			if b == nil {
+				t.Fatalf("not rendered: %v", problems)
+			}
+			tt.check(t, b)
+		})
+	}
+}

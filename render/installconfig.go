@@ -15,13 +15,22 @@ import (
 // overrides, JSON-merged when they carry "networking" and appended as text
 // otherwise (which keeps their spacing).
 func installConfigOverrides(c *sites.Clusters) (string, error) {
-	return mergeInstallConfig(c.NetworkType, c.InstallConfigOverrides, c.CPUPartitioning)
+	return mergeInstallConfig(c.NetworkType, c.InstallConfigOverrides, c.CPUPartitioning, false)
 }
 
 // mergeInstallConfig is the merge both formats share: the SiteConfig
 // generator and the ClusterInstance operator build the annotation the same
 // way (siteconfig-v1.md §5.1, clusterinstance.md §2).
-func mergeInstallConfig(networkType, overrides string, mode sites.CPUPartitioningMode) (string, error) {
+//
+// operator is set for a ClusterInstance: the operator splices the text
+// without forgiveness, so overrides it would fail on ("{}", "null", white
+// space before "{") are errors here too rather than rendered.
+func mergeInstallConfig(networkType, overrides string, mode sites.CPUPartitioningMode, operator bool) (string, error) {
+	if operator && overrides != "" && mode != sites.CPUPartitioningAllNodes {
+		if t := strings.TrimSpace(overrides); t != overrides || !strings.HasPrefix(t, "{") || t == "{}" {
+			return "", errors.New(`installConfigOverrides must be a non-empty JSON object starting with "{" (the operator fails to merge anything else)`)
+		}
+	}
 	nt, err := json.Marshal(networkType)
 	if err != nil {
 		return "", fmt.Errorf("networkType cannot be written as JSON: %v", err)
