@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -181,7 +182,9 @@ func factsOf(b *render.Bundle) facts {
 		f.Install = strings.Join([]string{dig(aci.Content, "spec", "sshPublicKey"),
 			dig(aci.Content, "spec", "provisionRequirements", "controlPlaneAgents"),
 			dig(aci.Content, "spec", "provisionRequirements", "workerAgents"),
-			annotations(aci)["agent-install.openshift.io/install-config-overrides"],
+			// The operator's template writes the overrides in quotes, so a
+			// multi-line value folds into one line: compare the JSON.
+			canonicalJSON(annotations(aci)["agent-install.openshift.io/install-config-overrides"]),
 			dig(aci.Content, "spec", "holdInstallation"), dig(aci.Content, "spec", "proxy")}, " | ")
 	} else {
 		f.Suppressed = append(f.Suppressed, "AgentClusterInstall")
@@ -393,4 +396,14 @@ func vips(aci map[string]any, field string) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// canonicalJSON re-encodes a JSON text, so that layout does not count.
+func canonicalJSON(s string) string {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }

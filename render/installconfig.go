@@ -27,7 +27,7 @@ func installConfigOverrides(c *sites.Clusters) (string, error) {
 // space before "{") are errors here too rather than rendered.
 func mergeInstallConfig(networkType, overrides string, mode sites.CPUPartitioningMode, operator bool) (string, error) {
 	if operator && overrides != "" && mode != sites.CPUPartitioningAllNodes {
-		if t := strings.TrimSpace(overrides); t != overrides || !strings.HasPrefix(t, "{") || t == "{}" {
+		if !strings.HasPrefix(overrides, "{") || strings.TrimSpace(overrides) == "{}" {
 			return "", errors.New(`installConfigOverrides must be a non-empty JSON object starting with "{" (the operator fails to merge anything else)`)
 		}
 	}

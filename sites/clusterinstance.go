@@ -103,6 +103,7 @@ func isClusterInstance(body *yaml.Node) bool {
 // (clusterinstance.md §1, §7.1).
 func decodeClusterInstance(file string, body *yaml.Node, budget *int, o decodeOptions) ([]*Site, Problems) {
 	d := newNodeDecoder(file, budget)
+	d.yaml11 = true
 	ci := &ClusterInstance{}
 	docPos := d.position(body)
 	if !d.decode(body, reflect.ValueOf(ci).Elem(), "") {
@@ -150,6 +151,17 @@ func (v *validator) checkClusterInstance(ci *ClusterInstance) {
 	}
 	v.required("spec", [][2]string{{"clusterName", s.ClusterName}, {"baseDomain", s.BaseDomain},
 		{"clusterImageSetNameRef", s.ClusterImageSetNameRef}, {"pullSecretRef.name", s.PullSecretRef.Name}})
+	v.required("metadata", [][2]string{{"name", ci.Metadata.Name}})
+	for i, n := range s.MachineNetwork {
+		v.required(fmt.Sprintf("spec.machineNetwork[%d]", i), [][2]string{{"cidr", n.CIDR}})
+	}
+	for i, n := range s.ClusterNetwork {
+		v.required(fmt.Sprintf("spec.clusterNetwork[%d]", i), [][2]string{{"cidr", n.CIDR}})
+	}
+	for i, n := range s.ServiceNetwork {
+		v.required(fmt.Sprintf("spec.serviceNetwork[%d]", i), [][2]string{{"cidr", n.CIDR}})
+	}
+	v.checkPrune("spec.pruneManifests", s.PruneManifests)
 	if len(s.Nodes) == 0 && !v.broken["spec.nodes"] {
 		v.fail("spec.nodes", "no nodes are defined").Hint = "add at least one entry under spec.nodes"
 	}
@@ -177,6 +189,13 @@ func (v *validator) checkClusterInstance(ci *ClusterInstance) {
 		v.checkCINode(fmt.Sprintf("spec.nodes[%d]", i), &s.Nodes[i])
 	}
 	v.checkNodeCounts(s)
+}
+
+// checkPrune requires apiVersion and kind in pruneManifests entries.
+func (v *validator) checkPrune(field string, refs []ResourceRef) {
+	for i, r := range refs {
+		v.required(fmt.Sprintf("%s[%d]", field, i), [][2]string{{"apiVersion", r.APIVersion}, {"kind", r.Kind}})
+	}
 }
 
 // required reports the fields of a (name, value) list that are empty.
@@ -210,20 +229,37 @@ func (v *validator) checkJSON(field, value, what string) {
 	}
 }
 
-// checkTemplateRefs requires template references and warns about custom
-// ones, which siteops does not render.
+// DefaultTemplateNamespace is where the operator creates its default
+// template sets (its own namespace, POD_NAMESPACE).
+const DefaultTemplateNamespace = "open-cluster-management"
+
+// otherInstallFlows are the operator's default template sets for the
+// image-based and hosted-control-plane flows, which siteops does not render.
+var otherInstallFlows = []string{"ibi-cluster-templates-v1", "ibi-node-templates-v1", "hcp-cluster-templates-v1", "hcp-node-templates-v1"}
+
+// checkTemplateRefs requires template references, refuses the template sets
+// of install flows siteops does not render, and warns about custom ones:
+// siteops renders the built-in Assisted-Installer set in their place.
 func (v *validator) checkTemplateRefs(field string, refs []TemplateRef, defaultName, level string) {
 	if len(refs) == 0 {
 		v.fail(field, "missing %s template reference", level).
-			Hint = fmt.Sprintf("reference the default set: {name: %s, namespace: open-cluster-management}", defaultName)
+			Hint = fmt.Sprintf("reference the default set: {name: %s, namespace: %s}", defaultName, DefaultTemplateNamespace)
 		return
 	}
 	for i, r := range refs {
-		if r.Name == "" || r.Namespace == "" {
-			v.fail(fmt.Sprintf("%s[%d]", field, i), "a template reference needs a name and a namespace")
-		} else if r.Name != defaultName {
-			v.warn(fmt.Sprintf("%s[%d].name", field, i), "custom template set %q is not rendered by siteops; the built-in %s set is used instead", clip(r.Name), defaultName)
+		f := fmt.Sprintf("%s[%d]", field, i)
+		switch {
+		case r.Name == "" || r.Namespace == "":
+			v.fail(f, "a template reference needs a name and a namespace")
+		case slices.Contains(otherInstallFlows, r.Name):
+			v.fail(f+".name", "template set %q is for an install flow siteops does not render (image-based or hosted control plane)", r.Name).
+				Hint = "siteops renders the Assisted-Installer flow: " + defaultName
+		case r.Name != defaultName:
+			v.warn(f+".name", "custom template set %q is not rendered by siteops; the built-in %s set is used instead", clip(r.Name), defaultName)
 		}
+		// The default set's namespace is the operator's own, which differs
+		// between installations (open-cluster-management,
+		// multicluster-engine): a default name is taken as the default set.
 	}
 }
 
@@ -233,8 +269,16 @@ func (v *validator) checkCINode(np string, n *NodeSpec) {
 	if n.BootMACAddress != "" && !macPattern.MatchString(n.BootMACAddress) {
 		v.fail(np+".bootMACAddress", "bootMACAddress is not a MAC address").Hint = "write six hex pairs separated by ':', e.g. 52:54:00:12:34:56"
 	}
+	if n.HostRef != nil {
+		v.required(np+".hostRef", [][2]string{{"name", n.HostRef.Name}, {"namespace", n.HostRef.Namespace}})
+	}
+	v.checkPrune(np+".pruneManifests", n.PruneManifests)
 	if n.NodeNetwork != nil {
+		if n.NodeNetwork.Interfaces != nil && len(n.NodeNetwork.Interfaces) == 0 {
+			v.fail(np+".nodeNetwork.interfaces", "interfaces needs at least one entry").Hint = "list the NICs the nmstate config names, with their MACs"
+		}
 		for i, itf := range n.NodeNetwork.Interfaces {
+			v.required(fmt.Sprintf("%s.nodeNetwork.interfaces[%d]", np, i), [][2]string{{"name", itf.Name}})
 			if !macPattern.MatchString(itf.MacAddress) {
 				v.fail(fmt.Sprintf("%s.nodeNetwork.interfaces[%d].macAddress", np, i), "macAddress is not a MAC address").
 					Hint = "write six hex pairs separated by ':'"

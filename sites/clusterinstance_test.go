@@ -140,3 +140,39 @@ func TestClusterInstanceConformanceInputsLoad(t *testing.T) {
 		}
 	}
 }
+
+func TestClusterInstanceSchemaDetails(t *testing.T) {
+	node := "  - hostName: h0\n    bmcAddress: redfish://192.0.2.1/x\n    bmcCredentialsName: {name: bmc}\n    bootMACAddress: \"02:00:00:00:00:01\"\n    templateRefs: [{name: ai-node-templates-v1, namespace: open-cluster-management}]\n"
+	tests := []struct {
+		name, body, nodes, field, msg string
+	}{
+		{name: "hostRef without a namespace", nodes: node + "    hostRef: {name: x}\n", field: "spec.nodes[0].hostRef.namespace", msg: "namespace is required"},
+		{name: "empty interfaces", nodes: node + "    nodeNetwork: {interfaces: []}\n", field: "spec.nodes[0].nodeNetwork.interfaces", msg: "at least one entry"},
+		{name: "pruneManifests without apiVersion", body: "  pruneManifests: [{kind: BareMetalHost}]\n", nodes: node, field: "spec.pruneManifests[0].apiVersion", msg: "apiVersion is required"},
+		{name: "network without a CIDR", body: "  machineNetwork: [{}]\n", nodes: node, field: "spec.machineNetwork[0].cidr", msg: "cidr is required"},
+		{name: "another install flow's templates", body: "", nodes: strings.Replace(node, "ai-node-templates-v1", "ibi-node-templates-v1", 1), field: "spec.nodes[0].templateRefs[0].name", msg: "install flow siteops does not render"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sites, problems := decodeText(t, ciDoc("c1", tt.body, tt.nodes))
+			p := problemMatching(t, problems, tt.msg)
+			if p.Field != tt.field || p.Severity != SeverityError || len(sites) != 0 {
+				t.Errorf("%s: field %q severity %s, %d sites", p.Error(), p.Field, p.Severity, len(sites))
+			}
+		})
+	}
+	t.Run("free-form values resolve as YAML 1.1, as kubectl sends them", func(t *testing.T) {
+		sites := mustDecode(t, ciDoc("c1", "", node+"    nodeNetwork:\n      config: {a: yes, b: off, c: 'yes'}\n      interfaces: [{name: eno1, macAddress: \"02:00:00:00:00:01\"}]\n"))
+		cfg := sites[0].Instance.Spec.Nodes[0].NodeNetwork.Config
+		if cfg["a"] != true || cfg["b"] != false || cfg["c"] != "yes" {
+			t.Errorf("config %v", cfg)
+		}
+	})
+	t.Run("List items and a misspelt kind", func(t *testing.T) {
+		doc := strings.Replace(ciDoc("c2", "", ""), "kind: ClusterInstance", "kind: Clusterinstance", 1)
+		list := "apiVersion: v1\nkind: List\nitems:\n- " + strings.ReplaceAll(strings.TrimSuffix(doc, "\n"), "\n", "\n  ") + "\n"
+		sites, problems := decodeText(t, list)
+		wantSites(t, sites, "c2")
+		problemMatching(t, problems, "read as a ClusterInstance because of its apiVersion")
+	})
+}

@@ -42,6 +42,11 @@ type nodeDecoder struct {
 	// expanding holds the anchors being expanded, to catch an anchor used
 	// inside itself.
 	expanding map[*yaml.Node]bool
+	// yaml11 resolves free-form scalars as YAML 1.1 does (yes, no, on and
+	// off are booleans): kubectl and Argo CD read Kubernetes resources
+	// that way, so a ClusterInstance reaches the hub so resolved, while the
+	// SiteConfig generator's parser keeps them strings.
+	yaml11 bool
 }
 
 // newNodeDecoder returns a decoder for one document; budget is shared by
@@ -416,9 +421,20 @@ func (d *nodeDecoder) generic(n *yaml.Node, path string) any {
 		}
 		return s
 	case yaml.ScalarNode:
+		if d.yaml11 && n.ShortTag() == "!!str" && n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) == 0 {
+			if b, ok := yaml11Bools[n.Value]; ok {
+				return b
+			}
+		}
 		return scalar(n)
 	}
 	return nil
+}
+
+// yaml11Bools are the YAML 1.1 booleans YAML 1.2 reads as strings.
+var yaml11Bools = map[string]bool{
+	"y": true, "Y": true, "yes": true, "Yes": true, "YES": true, "on": true, "On": true, "ON": true,
+	"n": false, "N": false, "no": false, "No": false, "NO": false, "off": false, "Off": false, "OFF": false,
 }
 
 // scalar resolves a scalar node to a JSON-compatible Go value.
