@@ -45,7 +45,7 @@ func (c *converter) bootMAC(i int) {
 	mac := c.cluster.Nodes[i].BootMACAddress
 	switch {
 	case !c.required(i, "bootMACAddress", mac):
-	case !macPattern.MatchString(mac):
+	case !sites.ValidMAC(mac):
 		c.fail(c.nodePath(i, "bootMACAddress"), "write six hex pairs separated by ':', e.g. 52:54:00:12:34:56",
 			"bootMACAddress is not a MAC address in the form ClusterInstance requires")
 	default:
@@ -92,7 +92,7 @@ func (c *converter) nodeNetwork(i int) {
 	if len(nn.Interfaces) > 0 {
 		ifs := make([]any, len(nn.Interfaces))
 		for j, itf := range nn.Interfaces {
-			if !macPattern.MatchString(itf.MacAddress) {
+			if !sites.ValidMAC(itf.MacAddress) {
 				c.fail(c.nodePath(i, fmt.Sprintf("nodeNetwork.interfaces[%d].macAddress", j)),
 					"write six hex pairs separated by ':'", "macAddress is not a MAC address in the form ClusterInstance requires")
 			}

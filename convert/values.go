@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -72,10 +71,6 @@ func setString(m map[string]any, key, s string) {
 		m[key] = s
 	}
 }
-
-// macPattern is the CRD's pattern for bootMACAddress and nodeNetwork
-// interface MACs (clusterinstance.md §1.2).
-var macPattern = regexp.MustCompile(`^([0-9A-Fa-f]{2}[:]){5}([0-9A-Fa-f]{2})$`)
 
 func validJSON(s string) bool { return json.Valid([]byte(s)) }
 

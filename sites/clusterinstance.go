@@ -56,6 +56,10 @@ var DefaultTemplateRefs = struct{ Cluster, Node string }{"ai-cluster-templates-v
 
 var macPattern = regexp.MustCompile(`^([0-9A-Fa-f]{2}[:]){5}([0-9A-Fa-f]{2})$`)
 
+// ValidMAC reports whether s is a MAC address as the ClusterInstance CRD
+// writes them: six hex pairs separated by colons.
+func ValidMAC(s string) bool { return macPattern.MatchString(s) }
+
 func (s *ClusterInstanceSpec) setDefaults() {
 	s.NetworkType = DefaultNetworkType
 	s.CPUArchitecture = DefaultCIArchitecture

@@ -359,7 +359,7 @@ func (d *nodeDecoder) unknown(k *yaml.Node, fpath, key string, names []string) {
 	} else if s := suggest(key, names); s != "" {
 		p.Hint = fmt.Sprintf("did you mean %q?", s)
 	} else {
-		p.Hint = "remove it, or check the spelling against docs/siteconfig.md"
+		p.Hint = "remove it, or check the spelling against the format's fields (docs/siteconfig.md, docs/clusterinstance.md)"
 	}
 	d.problems = append(d.problems, p)
 }

@@ -61,14 +61,14 @@ func applyOptions(opts []Option) options {
 
 // Load reads the sites under paths (files or directories, slash-separated
 // and relative to the root of fsys). Directories are walked; dot-folders
-// and status/ folders are skipped. A directory holding a kustomization
-// file is read the way ZTP uses it: the SiteConfig files listed under
-// generators: are the sites, and directories listed under resources: are
-// read the same way. No plugin is ever run. Paths a site refers to are
-// resolved against the root of fsys and may not leave it.
+// and status/ folders are skipped. A directory holding a kustomization is
+// built in-process (internal/kustomize) with plugins, Helm and remote bases
+// refused: the SiteConfig and ClusterInstance objects it outputs are the
+// sites, and SiteConfig files its generators: list are read directly.
+// Paths a site refers to are resolved inside fsys and may not leave it.
 //
 // Load returns an error only when ctx is cancelled; everything wrong with
-// the input is a Problem, and a broken site never stops the others.
+// the input is a Problem, and a broken site or tree never stops the others.
 func Load(ctx context.Context, fsys fs.FS, paths []string, opts ...Option) (*Fleet, error) {
 	l := newLoader(ctx, fsys, paths, opts)
 	fleet := &Fleet{Problems: l.problems}
