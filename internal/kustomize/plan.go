@@ -670,7 +670,13 @@ func (b *builder) pluginEntry(kd *kdir, field string, i int, raw string, chain [
 	// Every object in the files is a plugin configuration.
 	var siteConfigs, others int
 	for _, f := range files {
-		data, err := b.readFile(f)
+		// A SiteConfig generator is only looked at, never built: read it
+		// without keeping it, so that a fleet of them costs no memory here.
+		read := b.readFile
+		if field == "generators" {
+			read = func(p string) ([]byte, error) { return readLimited(b.fsys, p, b.o.maxFileSize) }
+		}
+		data, err := read(f)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s entry %q: %w", posOf(kd.file, e.line), field, clip(raw), err)
 		}
