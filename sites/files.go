@@ -3,7 +3,7 @@ package sites
 import (
 	"errors"
 	"fmt"
-	"io"
+	"github.com/siteops/siteops/internal/safefs"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -124,46 +124,6 @@ func (r *fileReader) readFile(p string) (*File, error) {
 	})
 }
 
-// readLimited reads a file of at most max bytes.
-func readLimited(fsys fs.FS, p string, max int64) ([]byte, error) {
-	f, err := fsys.Open(p)
-	if err != nil {
-		return nil, explainFSError(p, err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, explainFSError(p, err)
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory, not a file", p)
-	}
-	if st.Size() > max {
-		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit on input files", p, st.Size(), max)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, explainFSError(p, err)
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s is over the %d-byte limit on input files", p, max)
-	}
-	return data, nil
-}
-
-// explainFSError rewrites the errors people hit most into plain words.
-func explainFSError(p string, err error) error {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s does not exist: %w", p, fs.ErrNotExist)
-	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("%s cannot be read: %w", p, fs.ErrPermission)
-	case strings.Contains(err.Error(), "escapes from parent"), strings.Contains(err.Error(), "path escapes"):
-		return fmt.Errorf("%s is a symlink that leads outside the fleet root", p)
-	}
-	return err
-}
-
 // readDir reads an extra-manifest directory.
 func (r *fileReader) readDir(p string) (*ManifestDir, error) {
 	rp, err := RootPath(p)
@@ -213,3 +173,11 @@ func readManifestDir(fsys fs.FS, dir string, max int64) (*ManifestDir, error) {
 	sort.Slice(d.Files, func(i, j int) bool { return d.Files[i].Path < d.Files[j].Path })
 	return d, nil
 }
+
+// readLimited reads a file of at most max bytes.
+func readLimited(fsys fs.FS, p string, max int64) ([]byte, error) {
+	return safefs.ReadFile(fsys, p, max)
+}
+
+// explainFSError rewrites file-system errors into plain words.
+func explainFSError(p string, err error) error { return safefs.Explain(p, err) }

@@ -162,8 +162,8 @@ func convertSite(s *sites.Site, outDir string, opts []convert.Option, out io.Wri
 	return err == nil, err
 }
 
-// writeFileAtomic writes a file through a temporary one, so a reader never
-// sees half a ClusterInstance.
+// writeFileAtomic writes a file through a temporary one, so that a reader
+// never sees half a file.
 func writeFileAtomic(dir, name string, data []byte) error {
 	tmp, err := os.CreateTemp(dir, ".siteops-*")
 	if err != nil {

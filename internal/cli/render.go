@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -192,28 +193,16 @@ func outFileName(site, ext string) (string, bool) {
 	return site + ext, true
 }
 
-// writeSiteFile writes one site's output atomically.
+// writeSiteFile writes one site's output as a complete document,
+// atomically.
 func writeSiteFile(dir, name string, enc render.Encoder, chunk []byte) error {
-	tmp, err := os.CreateTemp(dir, ".siteops-*")
-	if err != nil {
+	var buf bytes.Buffer
+	sw := render.NewStreamWriter(&buf, enc)
+	if err := sw.Write(chunk); err != nil {
 		return err
 	}
-	sw := render.NewStreamWriter(tmp, enc)
-	if err := sw.Write(chunk); err == nil {
-		err = sw.Close()
+	if err := sw.Close(); err != nil {
+		return err
 	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644) // CreateTemp makes it 0600
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, name))
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	return nil
+	return writeFileAtomic(dir, name, buf.Bytes())
 }

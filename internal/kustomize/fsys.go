@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/siteops/siteops/internal/safefs"
 	"io/fs"
 	"os"
 	"path"
@@ -34,50 +34,8 @@ func toVirtual(rel string) string {
 // errReadOnly is what every write to the build file system returns.
 var errReadOnly = errors.New("the kustomize build file system is read-only")
 
-// readLimited reads a file of at most max bytes from fsys.
-func readLimited(fsys fs.FS, p string, max int64) ([]byte, error) {
-	f, err := fsys.Open(p)
-	if err != nil {
-		return nil, explainFSError(p, err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, explainFSError(p, err)
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory, not a file", p)
-	}
-	if st.Size() > max {
-		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit on input files", p, st.Size(), max)
-	}
-	// The size from Stat can be stale or wrong (pipes, /proc): the reader
-	// is limited as well.
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, explainFSError(p, err)
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s is over the %d-byte limit on input files", p, max)
-	}
-	return data, nil
-}
-
-// explainFSError rewrites the errors people hit most into plain words.
-func explainFSError(p string, err error) error {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s does not exist: %w", p, fs.ErrNotExist)
-	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("%s cannot be read: %w", p, fs.ErrPermission)
-	case strings.Contains(err.Error(), "escapes from parent"), strings.Contains(err.Error(), "path escapes"):
-		return fmt.Errorf("%s is a symlink that leads outside the fleet root: %w", p, errEscape)
-	}
-	return err
-}
-
 // errEscape marks paths that lead out of the fleet root.
-var errEscape = errors.New("path leads outside the fleet root")
+var errEscape = safefs.ErrEscape
 
 // resolver resolves symlinks inside an fs.FS the way filepath.EvalSymlinks
 // does on disk, so that kustomize's cycle and load-restriction checks see
@@ -510,3 +468,9 @@ func readInClone(abs string, max int64) ([]byte, error) {
 	})
 	return data, err
 }
+
+func readLimited(fsys fs.FS, p string, max int64) ([]byte, error) {
+	return safefs.ReadFile(fsys, p, max)
+}
+
+func explainFSError(p string, err error) error { return safefs.Explain(p, err) }

@@ -1,0 +1,59 @@
+// Package safefs reads repository files with the limits siteops applies to
+// untrusted input: a size limit on every file, and errors that say in
+// plain words what went wrong (missing, unreadable, a symlink that leaves
+// the root). Paths are read through an fs.FS, in production the one of an
+// os.Root, so that nothing outside the fleet root can be reached.
+package safefs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+)
+
+// ErrEscape marks a path or symlink that leads outside the fleet root.
+var ErrEscape = errors.New("the path leads outside the fleet root")
+
+// ReadFile reads a file of at most max bytes.
+func ReadFile(fsys fs.FS, p string, max int64) ([]byte, error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, Explain(p, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, Explain(p, err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory, not a file", p)
+	}
+	if st.Size() > max {
+		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit on input files", p, st.Size(), max)
+	}
+	// The size from Stat can be stale or wrong: the reader is limited too.
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, Explain(p, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s is over the %d-byte limit on input files", p, max)
+	}
+	return data, nil
+}
+
+// Explain rewrites the file-system errors people hit most into plain
+// words, keeping the cause for errors.Is.
+func Explain(p string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist: %w", p, fs.ErrNotExist)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%s cannot be read: %w", p, fs.ErrPermission)
+	case strings.Contains(err.Error(), "escapes from parent"), strings.Contains(err.Error(), "path escapes"):
+		return fmt.Errorf("%s is a symlink that leads outside the fleet root: %w", p, ErrEscape)
+	}
+	return err
+}
