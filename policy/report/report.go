@@ -1,0 +1,121 @@
+// Package report is the result model of a policy check and the writers
+// that print it: one small interface, one file per format, as conftest
+// organises its output. The data decides the exit code, not the writer.
+package report
+
+import (
+	"sort"
+
+	"github.com/siteops/siteops/sites"
+)
+
+// Severity of a finding.
+type Severity string
+
+const (
+	// Deny findings block the site: `siteops check` exits 1.
+	Deny Severity = "deny"
+	// Warn findings are reported; they fail only with --fail-on-warn.
+	Warn Severity = "warn"
+)
+
+// ObjectRef names a rendered object a finding is about.
+type ObjectRef struct {
+	APIVersion string `json:"apiVersion,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name,omitempty"`
+}
+
+// Finding is one rule's verdict on one site (or one fleet-wide fact).
+type Finding struct {
+	// Rule is the rule id, such as "ztp.network.vip-in-machine-network"
+	// for a built-in rule, or "<namespace>.<rule>" for a user policy.
+	Rule     string   `json:"rule"`
+	Severity Severity `json:"severity"`
+	// Site is the cluster name; empty for a finding about a file that
+	// defines no site that loaded.
+	Site string `json:"site,omitempty"`
+	// Field is the document path of the offending field.
+	Field   string         `json:"field,omitempty"`
+	Object  *ObjectRef     `json:"object,omitempty"`
+	Message string         `json:"message"`
+	Pos     sites.Position `json:"pos"`
+	// Remediation says how to fix it.
+	Remediation string `json:"remediation,omitempty"`
+	// Reference is where the rule comes from (a reference document, a
+	// validation id of the installer).
+	Reference string `json:"reference,omitempty"`
+	// Waived holds the reason when a site waives this rule; a waived
+	// finding is reported and does not fail the check.
+	Waived string `json:"waived,omitempty"`
+}
+
+// Rule describes a rule, for --list-rules and docs/rules.md.
+type Rule struct {
+	ID          string   `json:"id"`
+	Severity    Severity `json:"severity"`
+	Title       string   `json:"title"`
+	Remediation string   `json:"remediation"`
+	Reference   string   `json:"reference"`
+	// Source is "builtin" or the policy file a user rule is in.
+	Source string `json:"source"`
+}
+
+// Report is the outcome of checking a fleet.
+type Report struct {
+	// Revision is the Git revision checked, when known.
+	Revision string    `json:"revision,omitempty"`
+	Sites    int       `json:"sites"`
+	Findings []Finding `json:"findings"`
+}
+
+// Sort orders findings by file, line, column, rule and site, so that
+// output is the same on every run.
+func (r *Report) Sort() {
+	sort.SliceStable(r.Findings, func(i, j int) bool {
+		a, b := r.Findings[i], r.Findings[j]
+		switch {
+		case a.Pos.File != b.Pos.File:
+			return a.Pos.File < b.Pos.File
+		case a.Pos.Line != b.Pos.Line:
+			return a.Pos.Line < b.Pos.Line
+		case a.Pos.Column != b.Pos.Column:
+			return a.Pos.Column < b.Pos.Column
+		case a.Rule != b.Rule:
+			return a.Rule < b.Rule
+		}
+		return a.Site < b.Site
+	})
+}
+
+// Count returns the number of findings of a severity that are not waived.
+func (r *Report) Count(s Severity) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Severity == s && f.Waived == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// Waived returns the number of waived findings.
+func (r *Report) Waived() int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Waived != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// ExitCode is 1 when a deny finding (or, with failOnWarn, a warn finding)
+// is not waived, 0 otherwise.
+func (r *Report) ExitCode(failOnWarn bool) int {
+	if r.Count(Deny) > 0 || failOnWarn && r.Count(Warn) > 0 {
+		return 1
+	}
+	return 0
+}
