@@ -1,6 +1,3 @@
-// Package report is the result model of a policy check and the writers
-// that print it: one small interface, one file per format, as conftest
-// organises its output. The data decides the exit code, not the writer.
 package report
 
 import (

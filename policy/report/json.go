@@ -1,0 +1,58 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+)
+
+// jsonWriter prints the report as one indented JSON object:
+//
+//	{
+//	  "revision": "…",
+//	  "summary": {"sites": 3, "deny": 2, "warn": 1, "waived": 1},
+//	  "findings": [ …Finding… ]
+//	}
+//
+// The summary counts as Report.Count and Report.Waived do, so a script
+// can decide as the exit code does without counting itself. findings is
+// [] rather than null when there are none. HTML characters are not
+// escaped: the output is read by scripts and people, not embedded in
+// pages.
+type jsonWriter struct{ *options }
+
+type jsonReport struct {
+	Revision string      `json:"revision,omitempty"`
+	Summary  jsonSummary `json:"summary"`
+	Findings []Finding   `json:"findings"`
+}
+
+type jsonSummary struct {
+	Sites  int `json:"sites"`
+	Deny   int `json:"deny"`
+	Warn   int `json:"warn"`
+	Waived int `json:"waived"`
+}
+
+func (j *jsonWriter) Write(w io.Writer, r *Report) error {
+	r, err := j.prepare(r)
+	if err != nil {
+		return err
+	}
+	out := jsonReport{
+		Revision: r.Revision,
+		Summary: jsonSummary{
+			Sites:  r.Sites,
+			Deny:   r.Count(Deny),
+			Warn:   r.Count(Warn),
+			Waived: r.Waived(),
+		},
+		Findings: r.Findings,
+	}
+	if out.Findings == nil {
+		out.Findings = []Finding{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
