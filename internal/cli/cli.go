@@ -74,6 +74,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		SilenceUsage:  true,
 	}
 	root.AddCommand(newRenderCommand(stdout, stderr))
+	root.AddCommand(newCheckCommand(stdout, stderr))
 	root.AddCommand(newConvertCommand(stdout, stderr))
 	return root
 }

@@ -1,0 +1,47 @@
+// Package policy checks sites with an embedded OPA (Rego v1): the built-in
+// ZTP rule library in rules/ (embedded with go:embed), conftest-compatible
+// user policies, waivers, and fleet-wide rules. It has no flags and prints
+// nothing; report/ holds the result model and its writers.
+//
+// # Use
+//
+//	e, err := policy.Load(ctx, policy.WithUserPolicies(dirs...), policy.WithDataDirs(data...))
+//	rep, err := e.Check(ctx, fleet, bundles) // bundles: what render holds, by site name
+//
+// Load compiles everything once; a broken user policy or data file is a
+// *PolicyError with its file and line. Check prepares one query for the
+// run and evaluates it per site on all CPUs, each site with a time limit;
+// load problems of the fleet and sites whose evaluation times out are
+// findings, so one broken site never hides the others.
+//
+// # What a rule sees
+//
+// input is one document per site, the same for both formats:
+//
+//	site:        # the normalized site: cluster values, nodes, and the
+//	             # document path each value comes from (fields, node.path)
+//	objects:     # the rendered objects (only when a policy reads them)
+//	positions:   # document path -> file, line, column (idem)
+//
+// and data.siteops.fleet indexes every MAC, host name, BMC, VIP and
+// cluster name of the fleet with where it is used, so that a rule about
+// the whole fleet looks its own values up: O(sites), not O(sites²).
+// docs/policy.md describes both in full, with the rule conventions.
+//
+// # Rules
+//
+// A built-in rule is one file: a package under siteops.rules with a
+// METADATA block (title, description, and custom id, severity,
+// remediation, reference) and a deny or warn set of {"msg", "field"}
+// objects; the engine turns the field into a position. Its fixtures are
+// rules/testdata/<id>/{bad,good}.yaml. docs/rules.md is generated from the
+// metadata (go test ./policy -run TestRulesDoc -update).
+//
+// # Sandbox
+//
+// Policies may not reach the network or the environment: the OPA
+// capabilities leave out http.send, net.lookup_ip_addr, opa.runtime,
+// providers.aws.sign_req and trace, and allow no host. siteops adds one
+// built-in, siteops.ignition_errors, which validates an Ignition config
+// with Ignition's own code.
+package policy

@@ -1,0 +1,33 @@
+# METADATA
+# title: BMC TLS certificates are verified
+# description: >-
+#   The rendered BareMetalHosts set spec.bmc.disableCertificateVerification:
+#   true (the upstream templates hard-code it), so the bare-metal operator
+#   talks to the BMC over TLS without checking who answers, and sends it the
+#   BMC credentials. Reported once per site; a fleet whose BMCs have no
+#   trusted certificates can waive it per site.
+# custom:
+#   id: ztp.bmc.certificate-verification-disabled
+#   severity: warn
+#   remediation: Give the BMCs certificates the hub trusts and render the BareMetalHost with disableCertificateVerification false (a crTemplate), or waive the rule with the reason.
+#   reference: siteconfig-v1.md §3 and clusterinstance.md §2.1 (BareMetalHost bmc.disableCertificateVerification true, fixed)
+package siteops.rules.bmc_certificate
+
+import data.siteops.lib
+
+unverified := [node |
+	some node in input.site.nodes
+	node.bmc.disableCertificateVerification == true
+	lib.bmc_tls(node.bmc.scheme)
+]
+
+warn contains f if {
+	count(unverified) > 0
+	f := {
+		"msg": sprintf("%d of %d BareMetalHosts do not verify the BMC's TLS certificate (%s)", [
+			count(unverified), count(input.site.nodes),
+			concat(", ", [n.hostname | some n in unverified]),
+		]),
+		"field": lib.node_field(unverified[0], "bmcAddress"),
+	}
+}

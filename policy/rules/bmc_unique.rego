@@ -1,0 +1,26 @@
+# METADATA
+# title: BMC addresses are unique across the fleet
+# description: >-
+#   Two BareMetalHosts with one BMC power and boot the same machine: the second
+#   site's install reboots the first site's node. The comparison ignores the
+#   driver scheme and the case of the host name, since redfish:// and
+#   idrac-redfish:// reach the same BMC.
+# custom:
+#   id: ztp.bmc.address-unique
+#   severity: deny
+#   remediation: Correct the BMC address that was copied from another node; each machine's BMC appears on one node only.
+#   reference: issue 4 (fleet-wide rules); siteconfig-v1.md §2.4 (bmcAddress, no check)
+package siteops.rules.bmc_unique
+
+import data.siteops.lib
+
+deny contains f if {
+	some node in input.site.nodes
+	data.siteops.fleet.shared.bmcAddresses[node.bmc.key]
+	others := lib.others("bmcAddresses", node.bmc.key, node.path)
+	count(others) > 0
+	f := {
+		"msg": sprintf("BMC %s of node %s is also used by %s", [node.bmc.address, node.hostname, lib.places(others)]),
+		"field": lib.node_field(node, "bmcAddress"),
+	}
+}

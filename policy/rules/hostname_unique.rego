@@ -1,0 +1,27 @@
+# METADATA
+# title: Host names are unique in the cluster and across the fleet
+# description: >-
+#   assisted-service refuses to install a cluster with two hosts of one name
+#   (hostname-unique, which cannot be ignored). Across clusters, a repeated
+#   name makes the nodes indistinguishable in DNS, monitoring and inventory;
+#   neither the installer nor the ClusterInstance webhook checks it.
+# custom:
+#   id: ztp.nodes.hostname-unique
+#   severity: deny
+#   remediation: Give every node of the fleet its own host name (usually node.cluster.base-domain).
+#   reference: assisted-engine.md §3.2 #12 hostname-unique; agent-installer.md §3.7; clusterinstance.md §7.3
+package siteops.rules.hostname_unique
+
+import data.siteops.lib
+
+deny contains f if {
+	some node in input.site.nodes
+	key := lower(trim_space(node.hostname))
+	data.siteops.fleet.shared.hostnames[key]
+	others := lib.others("hostnames", key, node.path)
+	count(others) > 0
+	f := {
+		"msg": sprintf("host name %s is also used by %s", [node.hostname, lib.places(others)]),
+		"field": lib.node_field(node, "hostName"),
+	}
+}

@@ -1,0 +1,40 @@
+# METADATA
+# title: MAC addresses are valid
+# description: >-
+#   The boot MAC identifies the host to the bare-metal operator and each
+#   interface MAC maps an nmstate interface name to a NIC; both must be six hex
+#   pairs separated by colons. The SiteConfig generator copies them unchecked.
+# custom:
+#   id: ztp.nodes.mac-valid
+#   severity: deny
+#   remediation: Write the MAC as six hex pairs separated by ':', e.g. 0a:5e:00:01:01:00.
+#   reference: agent-installer.md §3.3 items 16 and 17; clusterinstance.md §1.2 (bootMACAddress pattern); siteconfig-v1.md §2.4 (bootMACAddress)
+package siteops.rules.mac_valid
+
+import data.siteops.lib
+
+pattern := `^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$`
+
+deny contains f if {
+	some node in input.site.nodes
+	node.bootMACAddress == ""
+	f := {"msg": sprintf("node %s has no bootMACAddress", [node.hostname]), "field": lib.node_field(node, "bootMACAddress")}
+}
+
+deny contains f if {
+	some node in input.site.nodes
+	mac := node.bootMACAddress
+	mac != ""
+	not regex.match(pattern, mac)
+	f := {"msg": sprintf("bootMACAddress %q of node %s is not a MAC address", [mac, node.hostname]), "field": lib.node_field(node, "bootMACAddress")}
+}
+
+deny contains f if {
+	some node in input.site.nodes
+	some i, itf in node.interfaces
+	not regex.match(pattern, itf.macAddress)
+	f := {
+		"msg": sprintf("macAddress %q of interface %s of node %s is not a MAC address", [itf.macAddress, itf.name, node.hostname]),
+		"field": lib.interface_field(node, i),
+	}
+}

@@ -1,0 +1,26 @@
+# METADATA
+# title: Machine, cluster and service networks do not overlap
+# description: >-
+#   Pod, service and node addresses must not be confused: assisted-service
+#   refuses to install while any two of the networks overlap
+#   (no-cidrs-overlapping).
+# custom:
+#   id: ztp.network.no-overlap
+#   severity: deny
+#   remediation: Move one of the two networks to a range the other does not cover.
+#   reference: assisted-engine.md §4 no-cidrs-overlapping
+package siteops.rules.network_overlap
+
+import data.siteops.lib
+
+deny contains f if {
+	nets := [n | some n in lib.networks; net.cidr_is_valid(n.cidr)]
+	some i, a in nets
+	some j, b in nets
+	i < j
+	net.cidr_intersects(a.cidr, b.cidr)
+	f := {
+		"msg": sprintf("%s %s overlaps %s %s (%s)", [b.kind, b.cidr, a.kind, a.cidr, a.field]),
+		"field": b.field,
+	}
+}

@@ -1,0 +1,43 @@
+# METADATA
+# title: VIPs are addresses inside a machine network
+# description: >-
+#   assisted-service accepts an API or ingress VIP only when it is an IP
+#   address inside one of the machine networks and not the network's broadcast
+#   address (api-vips-valid, ingress-vips-valid); keepalived could not announce
+#   it otherwise. A cluster that declares no machine network is left to
+#   assisted-service, which derives the network from the VIPs.
+# custom:
+#   id: ztp.network.vip-in-machine-network
+#   severity: deny
+#   remediation: Pick VIPs that are free addresses inside the machine network (not its network or broadcast address), or correct the machine network.
+#   reference: assisted-engine.md §4 api-vips-valid and ingress-vips-valid; agent-installer.md §3.6 items 39 and 40
+package siteops.rules.vip_in_machine_network
+
+import data.siteops.lib
+
+machine := [c | some c in input.site.cluster.machineNetworks; net.cidr_is_valid(c)]
+
+# broadcasts are the broadcast addresses of the IPv4 machine networks.
+broadcasts := {b: cidr | some cidr in machine; b := lib.broadcast(cidr)}
+
+deny contains f if {
+	lib.multi_node
+	count(input.site.cluster.machineNetworks) > 0
+	some vip in lib.vips
+	msg := problem(vip)
+	f := {"msg": msg, "field": vip.field}
+}
+
+problem(vip) := sprintf("%s VIP %q is not an IP address", [vip.kind, vip.ip]) if {
+	not lib.ip_valid(vip.ip)
+} else := sprintf("%s VIP %s is in no machine network (%s)", [vip.kind, vip.ip, concat(", ", input.site.cluster.machineNetworks)]) if {
+	not inside(vip.ip)
+} else := sprintf("%s VIP %s is the broadcast address of machine network %s", [vip.kind, vip.ip, broadcasts[lib.ipv4_int(vip.ip)]]) if {
+	lib.ipv4(vip.ip)
+	broadcasts[lib.ipv4_int(vip.ip)]
+}
+
+inside(ip) if {
+	some cidr in machine
+	net.cidr_contains(cidr, ip)
+}
