@@ -177,6 +177,7 @@ func TestPolicyErrors(t *testing.T) {
 			want: []string{"r.rego:1:", "reserved"}},
 		{name: "two files broken", policy: map[string]string{"a.rego": "package main\ndeny contains", "b.rego": "package main\n\nx := [\n"},
 			want: []string{"a.rego:2:", "b.rego:"}},
+		{name: "empty module", policy: map[string]string{"empty.rego": "# nothing\n"}, want: []string{"empty.rego: ", "empty module"}},
 		{name: "data not YAML", data: map[string]string{"d/x.yaml": "a: 1\nb: [\n"}, want: []string{"x.yaml:", "not valid YAML"}},
 		{name: "data not a mapping", data: map[string]string{"x.json": "[1, 2]"}, want: []string{"x.json", "not a mapping"}},
 		{name: "data conflict", data: map[string]string{"a.yaml": "k: 1\n", "b.yaml": "k: 2\n"}, want: []string{"b.yaml", "set by another data file"}},
@@ -208,6 +209,15 @@ func TestPolicyErrors(t *testing.T) {
 				msg = msg[i+len(w):]
 			}
 		})
+	}
+}
+
+func TestMissingPolicyDir(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope")
+	_, err := Load(context.Background(), WithUserPolicies(missing))
+	var pe *PolicyError
+	if !errors.As(err, &pe) || pe.Pos.File != missing || !strings.Contains(pe.Message, "does not exist") {
+		t.Errorf("error = %v", err)
 	}
 }
 

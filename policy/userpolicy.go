@@ -28,12 +28,25 @@ type PolicyError struct {
 	Message string
 }
 
-func (e *PolicyError) Error() string { return e.Pos.String() + ": " + e.Message }
+func (e *PolicyError) Error() string {
+	if e.Pos.File == "" {
+		return e.Message
+	}
+	return e.Pos.String() + ": " + e.Message
+}
+
+// fsError is a PolicyError for a file that cannot be read, in plain words
+// (safefs.Explain) without repeating the path.
+func fsError(p string, err error) *PolicyError {
+	return &PolicyError{Pos: sites.Position{File: p}, Message: strings.TrimPrefix(safefs.Explain(p, err).Error(), p+" ")}
+}
 
 // astErrors turns OPA's parse and compile errors into PolicyErrors.
 func astErrors(err error) error {
 	var errs ast.Errors
-	if !errors.As(err, &errs) {
+	if one := (*ast.Error)(nil); errors.As(err, &one) {
+		errs = ast.Errors{one}
+	} else if !errors.As(err, &errs) {
 		return err
 	}
 	out := make([]error, 0, len(errs))
@@ -90,7 +103,7 @@ func position(loc *ast.Location, file string) sites.Position {
 func walkFiles(root string, keep func(string) bool, fn func(string) error) error {
 	st, err := os.Stat(root)
 	if err != nil {
-		return &PolicyError{Pos: sites.Position{File: root}, Message: safefs.Explain(root, err).Error()}
+		return fsError(root, err)
 	}
 	if !st.IsDir() {
 		return fn(root)
@@ -99,7 +112,7 @@ func walkFiles(root string, keep func(string) bool, fn func(string) error) error
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
-			errs = append(errs, &PolicyError{Pos: sites.Position{File: p}, Message: safefs.Explain(p, err).Error()})
+			errs = append(errs, fsError(p, err))
 			return nil
 		case d.IsDir() && p != root && strings.HasPrefix(d.Name(), "."):
 			return fs.SkipDir

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -68,6 +70,9 @@ Exit status: 0 no deny finding, 1 some deny finding (or warn, with
 }
 
 func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr io.Writer) error {
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(renderGCPercent))
+	}
 	if !slices.Contains(findings.Formats(), f.output) {
 		return usageError("unknown output format %q (have %v)", f.output, findings.Formats())
 	}
@@ -122,12 +127,22 @@ func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr i
 		if b == nil {
 			continue
 		}
+		if !engine.NeedsObjects() {
+			// Only the BareMetalHosts are read unless a policy reads
+			// input.objects: keeping whole bundles of a large fleet
+			// would cost gigabytes.
+			b.Objects = slices.DeleteFunc(b.Objects, func(o *render.Object) bool { return o.Kind != render.KindBareMetalHost })
+		}
 		bundles[s.Name] = b
 		kept = append(kept, s)
 	}
 	fleet.Sites = kept
 	rep, err := engine.Check(cmd.Context(), fleet, bundles)
 	if err != nil {
+		var pe *policy.PolicyError
+		if errors.As(err, &pe) {
+			return usageError("%v", err) // a broken policy, not a broken site
+		}
 		return err
 	}
 	rep.Sort()
