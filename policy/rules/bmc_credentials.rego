@@ -1,0 +1,46 @@
+# METADATA
+# title: BMC credentials Secret is named
+# description: >-
+#   The bare-metal operator logs in to a host's BMC with the username and
+#   password of the Secret named in bmcCredentialsName.name, in the cluster
+#   namespace. Without a name the BareMetalHost has no credentials and never
+#   registers; a name that is no valid Secret name cannot be created. The
+#   SiteConfig generator copies the name unchecked (the ClusterInstance
+#   webhook requires it, so a ClusterInstance without one already fails to
+#   load), and neither creates the Secret.
+# custom:
+#   id: ztp.bmc.credentials-named
+#   severity: deny
+#   remediation: Set bmcCredentialsName.name to the name of the Secret (keys username and password) that holds the node's BMC credentials, a lower-case DNS name such as <hostname>-bmc, and create that Secret in the cluster namespace outside Git.
+#   reference: clusterinstance.md §1.2 (bmcCredentialsName.name required) and §7.2 (BMC Secret must exist); siteconfig-v1.md §2.4 (bmcCredentialsName.name, Secret not generated)
+package siteops.rules.bmc_credentials
+
+import data.siteops.lib
+
+# A Secret name is a DNS-1123 subdomain.
+subdomain := `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+
+deny contains f if {
+	some node in input.site.nodes
+	trim_space(node.bmc.credentialsName) == ""
+	f := {
+		"msg": sprintf("node %s names no BMC credentials Secret (bmcCredentialsName.name is empty or missing)", [node.hostname]),
+		"field": lib.node_field(node, "bmcCredentialsName.name"),
+	}
+}
+
+deny contains f if {
+	some node in input.site.nodes
+	name := node.bmc.credentialsName
+	trim_space(name) != ""
+	not valid_name(name)
+	f := {
+		"msg": sprintf("BMC credentials Secret name %q of node %s is not a valid Secret name (lower-case DNS subdomain, at most 253 characters)", [name, node.hostname]),
+		"field": lib.node_field(node, "bmcCredentialsName.name"),
+	}
+}
+
+valid_name(name) if {
+	count(name) <= 253
+	regex.match(subdomain, name)
+}

@@ -1,0 +1,258 @@
+# METADATA
+# title: No plain-text secret material in a site
+# description: >-
+#   Site files live in Git, are read by everyone with access to the
+#   repository and are copied verbatim into rendered objects (annotations,
+#   NMStateConfigs, BareMetalHosts) on the hub. Secrets belong in Secrets
+#   referenced by name: the pull secret (pullSecretRef), the BMC credentials
+#   (bmcCredentialsName). The rule looks at every value a site writes as free
+#   text: the SSH key, the install-config and ignition overrides, installer
+#   args, the proxy, BMC addresses, annotations, cluster and node labels, and
+#   every string of the nmstate config. It reports PEM private keys,
+#   pull-secret JSON ("auths"), credentials in a URL (user:password@, BMC
+#   addresses included), keys named like a password, secret, token or PSK
+#   with a value, and HTTP Authorization headers. Messages name the place,
+#   never the value.
+# custom:
+#   id: ztp.secrets.plain-text
+#   severity: deny
+#   remediation: Remove the secret from the site (and from the Git history), rotate it, and keep it in a Secret created outside Git and referenced by name (pullSecretRef, bmcCredentialsName); a BMC address carries no user:password@.
+#   reference: clusterinstance.md §1.1 (pullSecretRef) and §1.2 (bmcCredentialsName, Secret keys username and password); siteconfig-v1.md §2.2 and §2.4 (Secrets referenced by name, never generated); assisted-engine.md §7.2 (BMH annotations copied to the Agent)
+package siteops.rules.plain_text_secrets
+
+import data.siteops.lib
+
+# Most sites hold nothing suspicious. The rule first looks for a few words
+# in the JSON text of the cluster's free-form values and of the nodes, two
+# lookups per site, and searches in detail (and formats messages) only when
+# one appears: a superset of what it reports, lower-cased. Walking every
+# nmstate string and matching regular expressions on each would cost more
+# than all other rules together.
+words := [
+	"private", "auths", "@", "pass", "secret", "token", "psk", "apikey", "api-key", "api_key",
+	"accesskey", "access-key", "access_key", "mka-cak", "authorization", "data:",
+]
+
+suspicious(t) if {
+	l := lower(t)
+	some w in words
+	contains(l, w)
+}
+
+cluster_suspicious if suspicious(json.marshal([
+	input.site.annotations, input.site.cluster.labels, object.get(input.site.cluster, "proxy", {}),
+	input.site.cluster.installConfigOverrides, input.site.cluster.ignitionConfigOverride,
+]))
+
+nodes_suspicious if suspicious(json.marshal(input.site.nodes))
+
+# The SSH key: a public key has a comment (user@host), so only a private
+# key is looked for.
+deny contains f if {
+	t := input.site.cluster.sshKey
+	contains(t, "PRIVATE")
+	some f in text_findings(t, input.site.fields.sshKey, "sshPublicKey")
+}
+
+# Plain texts: the proxy, BMC addresses, installer args.
+deny contains f if {
+	cluster_suspicious
+	some k, t in input.site.cluster.proxy
+	suspicious(t)
+	some f in text_findings(t, sprintf("%s.%s", [input.site.fields.proxy, k]), sprintf("proxy.%s", [k]))
+}
+
+deny contains f if {
+	nodes_suspicious
+	some node in input.site.nodes
+	some name, t in {"bmcAddress": node.bmc.address, "installerArgs": node.installerArgs}
+	suspicious(t)
+	some f in text_findings(t, lib.node_field(node, name), sprintf("%s of node %s", [name, node.hostname]))
+}
+
+# JSON texts: the install-config and Ignition overrides, as text and as
+# JSON.
+deny contains f if {
+	cluster_suspicious
+	some name in ["installConfigOverrides", "ignitionConfigOverride"]
+	t := input.site.cluster[name]
+	suspicious(t)
+	some f in json_findings(t, input.site.fields[name], name)
+}
+
+deny contains f if {
+	nodes_suspicious
+	some node in input.site.nodes
+	t := node.ignitionConfigOverride
+	suspicious(t)
+	some f in json_findings(t, lib.node_field(node, "ignitionConfigOverride"), sprintf("ignitionConfigOverride of node %s", [node.hostname]))
+}
+
+# nmstate: every string, and every key.
+deny contains f if {
+	nodes_suspicious
+	some node in input.site.nodes
+	node.nmstate
+	suspicious(json.marshal(node.nmstate))
+	field := lib.node_field(node, "nodeNetwork.config")
+	what := sprintf("nodeNetwork.config of node %s", [node.hostname])
+	some f in leaf_findings(node.nmstate, field, what) | key_findings(node.nmstate, field, what)
+}
+
+# Flat maps: annotations, cluster labels, node labels.
+deny contains f if {
+	cluster_suspicious
+	suspicious(json.marshal(input.site.annotations))
+	some f in map_findings(input.site.annotations, input.site.fields.annotations, "annotation %s")
+}
+
+deny contains f if {
+	cluster_suspicious
+	suspicious(json.marshal(input.site.cluster.labels))
+	some f in map_findings(input.site.cluster.labels, input.site.fields.labels, "cluster label %s")
+}
+
+deny contains f if {
+	nodes_suspicious
+	some node in input.site.nodes
+	count(node.labels) > 0
+	suspicious(json.marshal(node.labels))
+	what := concat("", ["node label %s of node ", node.hostname])
+	some f in map_findings(node.labels, lib.node_field(node, "nodeLabels"), what)
+}
+
+text_findings(t, field, what) := {{"msg": sprintf("%s holds %s", [what, kind]), "field": field} |
+	some kind in text_secrets(t)
+}
+
+json_findings(t, field, what) := text_findings(t, field, what) | doc if {
+	json.is_valid(t)
+	v := json.unmarshal(t)
+	doc := (key_findings(v, field, what) | header_findings(v, field, what)) | data_url_findings(v, field, what)
+} else := text_findings(t, field, what)
+
+# leaf_findings are the strings of a structured value that hold secrets.
+leaf_findings(v, field, what) := {{"msg": sprintf("%s holds %s at %s", [what, kind, path_string(path)]), "field": field} |
+	walk(v, [path, t])
+	is_string(t)
+	suspicious(t)
+	some kind in text_secrets(t)
+}
+
+# key_findings are the keys of a structured value that name a secret and
+# have a value.
+key_findings(v, field, what) := {{"msg": sprintf("%s sets %s to a plain-text value", [what, path_string(path)]), "field": field} |
+	walk(v, [path, x])
+	count(path) > 0
+	secret_key(path[count(path) - 1])
+	not ipv6_token(path)
+	filled(x)
+}
+
+# header_findings are HTTP headers that carry credentials (Ignition
+# httpHeaders).
+header_findings(v, field, what) := {{"msg": sprintf("%s sets an HTTP %s header at %s", [what, h.name, path_string(path)]), "field": field} |
+	walk(v, [path, h])
+	is_object(h)
+	is_string(h.name)
+	lower(h.name) in {"authorization", "proxy-authorization"}
+	filled(object.get(h, "value", ""))
+}
+
+# data_url_findings are the contents of data: URLs (Ignition files) that
+# hold secrets, decoded.
+data_url_findings(v, field, what) := {{"msg": sprintf("%s holds %s in the data URL at %s", [what, kind, path_string(path)]), "field": field} |
+	walk(v, [path, u])
+	is_string(u)
+	startswith(u, "data:")
+	t := data_url(u)
+	some kind in text_secrets(t)
+}
+
+# map_findings are the entries of a flat map (annotations, labels) whose
+# key names a secret or whose value holds one. what is a format with the
+# key's %s.
+map_findings(m, path, what) := {{"msg": msg, "field": key_field(path, k)} |
+	some k, t in m
+	some msg in entry_problems(k, t, sprintf(what, [k]))
+}
+
+entry_problems(k, t, what) := {sprintf("%s has a plain-text value", [what]) |
+	secret_key(k)
+	filled(t)
+} | {sprintf("%s holds %s", [what, kind]) |
+	some kind in text_secrets(t)
+}
+
+# text_secrets names the kinds of secret material in a text.
+text_secrets(t) := {kind |
+	some kind, p in patterns
+	contains(t, p.hint)
+	regex.match(p.re, t)
+}
+
+patterns := {
+	# Spaces may be URL-encoded (Ignition data: URLs).
+	"a PEM private key": {"hint": "PRIVATE", "re": `-----BEGIN(( |%20)[A-Z0-9]+)*( |%20)PRIVATE( |%20)KEY(( |%20)BLOCK)?-----`},
+	# "auths" as JSON, JSON inside a JSON string, or URL-encoded (data: URLs).
+	"a pull secret (JSON with \"auths\")": {"hint": "auths", "re": `(\\?"|%22)auths(\\?"|%22)\s*(:|%3[Aa])`},
+	"credentials in a URL (user:password@)": {"hint": "@", "re": `[A-Za-z][A-Za-z0-9+.-]*://[^/@:\s]*:[^/@\s]+@`},
+}
+
+# data_url is the decoded contents of a data: URL (RFC 2397); undefined when
+# it does not decode.
+data_url(u) := base64.decode(substring(u, i + 1, -1)) if {
+	i := indexof(u, ",")
+	endswith(substring(u, 0, i), ";base64")
+} else := urlquery.decode(substring(u, i + 1, -1)) if {
+	i := indexof(u, ",")
+	i > 0
+}
+
+# secret_key holds for a key named like a secret: password, passwd,
+# passphrase, secret, token, psk, apikey/api-key, access-key, mka-cak, in any
+# case and with any prefix (db-password, adminPassword, pullSecret,
+# private-key-password).
+secret_key(k) if {
+	is_string(k)
+	regex.match(`(?i)(password|passwd|passphrase|secret|token|psk|api[-_]?key|access[-_]?key|mka-cak)$`, k)
+}
+
+# nmstate's ipv6.token is an interface identifier, not a credential.
+ipv6_token(path) if {
+	n := count(path)
+	n >= 2
+	path[n - 2] == "ipv6"
+	path[n - 1] == "token"
+}
+
+filled(v) if {
+	is_string(v)
+	trim_space(v) != ""
+}
+
+filled(v) if is_number(v)
+
+# key_field is the document path of a key of the map at path, as the
+# loader writes it: keys with '.', '[' or ']' are quoted.
+key_field(path, k) := sprintf("%s[%q]", [path, k]) if {
+	regex.match(`[.\[\]]`, k)
+} else := sprintf("%s.%s", [path, k])
+
+# path_string writes a walk() path as interfaces[0].802-1x.password.
+path_string(path) := concat("", [seg |
+	some i, p in path
+	seg := segment(i, p)
+])
+
+segment(_, p) := sprintf("[%d]", [p]) if is_number(p)
+
+segment(i, p) := p if {
+	is_string(p)
+	i == 0
+}
+
+segment(i, p) := concat("", [".", p]) if {
+	is_string(p)
+	i > 0
+}

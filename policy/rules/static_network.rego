@@ -1,0 +1,98 @@
+# METADATA
+# title: Static network config is nmstate that names only declared interfaces
+# description: >-
+#   nodeNetwork.config is copied verbatim into the node's NMStateConfig and
+#   nodeNetwork.interfaces maps each NIC name it uses to a MAC, which is how
+#   the discovery image finds the NIC. assisted-service needs at least one
+#   entry in that table, with names and MACs unique, and the config must be
+#   nmstate, whose interfaces are a list of objects with names. An ethernet
+#   interface of the config that is not in the table names no NIC, and a bond
+#   port or VLAN base interface that is neither in the table nor defined in
+#   the config names nothing: nmstate fails on the host, which then boots
+#   without its static network and never reports to the hub. The SiteConfig
+#   generator and the ClusterInstance operator copy the config unchecked.
+# custom:
+#   id: ztp.network.static-config
+#   severity: deny
+#   remediation: Write nodeNetwork.config as nmstate (interfaces is a list of entries with a name), and list every ethernet NIC it configures in nodeNetwork.interfaces with its MAC; bond ports and VLAN base interfaces must be such NICs or interfaces defined in the config.
+#   reference: assisted-engine.md §8.5 (NMStateConfig interfaces, unique names and MACs, nmstate validation); agent-installer.md §3.3 item 23 and §3.5 item 26; siteconfig-v1.md §5.8 (nmstate not validated)
+package siteops.rules.static_network
+
+import data.siteops.lib
+
+deny contains f if {
+	some node in input.site.nodes
+	node.nmstate
+	some msg in problems(node)
+	f := {
+		"msg": sprintf("nodeNetwork.config of node %s: %s", [node.hostname, msg]),
+		"field": lib.node_field(node, "nodeNetwork.config"),
+	}
+}
+
+# Two entries of the interface table with one name.
+deny contains f if {
+	some node in input.site.nodes
+	count(node.interfaces) > 1
+	some i, a in node.interfaces
+	some j, b in node.interfaces
+	i < j
+	a.name == b.name
+	f := {
+		"msg": sprintf("interface name %q of node %s is also used by nodeNetwork.interfaces[%d]", [b.name, node.hostname, i]),
+		"field": sprintf("%s.nodeNetwork.interfaces[%d].name", [node.path, j]),
+	}
+}
+
+# problems are the first thing that keeps the config from being
+# nmstate-shaped or, when it is, every interface it names that does not
+# exist.
+problems(node) := {msg} if {
+	msg := shape_problem(node)
+} else := reference_problems(node, object.get(node.nmstate, "interfaces", []))
+
+shape_problem(node) := "nodeNetwork.interfaces is empty: list each NIC the config uses with its MAC" if {
+	count(node.interfaces) == 0
+} else := "interfaces is not a list" if {
+	not is_array(object.get(node.nmstate, "interfaces", []))
+} else := msgs[0] if {
+	msgs := [msg |
+		some i, itf in node.nmstate.interfaces
+		msg := entry_problem(i, itf)
+	]
+	count(msgs) > 0
+}
+
+entry_problem(i, itf) := sprintf("interfaces[%d] is not an object", [i]) if {
+	not is_object(itf)
+} else := sprintf("interfaces[%d] has no name", [i]) if {
+	not valid_name(object.get(itf, "name", null))
+}
+
+valid_name(name) if {
+	is_string(name)
+	name != ""
+}
+
+reference_problems(node, itfs) := (unmapped | ports) | bases if {
+	declared := {itf.name | some itf in node.interfaces}
+	known := declared | {itf.name | some itf in itfs}
+	unmapped := {sprintf("ethernet interface %q is not in nodeNetwork.interfaces, so no NIC (MAC) is mapped to it", [itf.name]) |
+		some itf in itfs
+		itf.type == "ethernet"
+		not declared[itf.name]
+	}
+	ports := {sprintf("bond %q has port %q, which is neither in nodeNetwork.interfaces nor defined in the config", [itf.name, port]) |
+		some itf in itfs
+		itf.type == "bond"
+		some key in ["port", "ports"]
+		some port in object.get(object.get(itf, "link-aggregation", {}), key, [])
+		not known[port]
+	}
+	bases := {sprintf("VLAN %q has base-iface %q, which is neither in nodeNetwork.interfaces nor defined in the config", [itf.name, base]) |
+		some itf in itfs
+		itf.type == "vlan"
+		base := itf.vlan["base-iface"]
+		not known[base]
+	}
+}
