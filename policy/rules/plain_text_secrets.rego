@@ -22,11 +22,11 @@ package siteops.rules.plain_text_secrets
 
 import data.siteops.lib
 
-# Most sites hold nothing suspicious. The rule first looks for a few words
-# in the JSON text of the cluster's free-form values and of the nodes, two
-# lookups per site, and searches in detail (and formats messages) only when
-# one appears: a superset of what it reports, lower-cased. Walking every
-# nmstate string and matching regular expressions on each would cost more
+# Most sites hold nothing suspicious, and the rule runs on every site, so
+# each value is first put through a cheap test that is a superset of what
+# is reported (suspicious: a few lower-case words), and only values that
+# pass are searched in detail and get a message. Walking every nmstate
+# string, or matching regular expressions on every value, would cost more
 # than all other rules together.
 words := [
 	"private", "auths", "@", "pass", "secret", "token", "psk", "apikey", "api-key", "api_key",
@@ -39,13 +39,6 @@ suspicious(t) if {
 	contains(l, w)
 }
 
-cluster_suspicious if suspicious(json.marshal([
-	input.site.annotations, input.site.cluster.labels, object.get(input.site.cluster, "proxy", {}),
-	input.site.cluster.installConfigOverrides, input.site.cluster.ignitionConfigOverride,
-]))
-
-nodes_suspicious if suspicious(json.marshal(input.site.nodes))
-
 # The SSH key: a public key has a comment (user@host), so only a private
 # key is looked for.
 deny contains f if {
@@ -54,71 +47,98 @@ deny contains f if {
 	some f in text_findings(t, input.site.fields.sshKey, "sshPublicKey")
 }
 
-# Plain texts: the proxy, BMC addresses, installer args.
+# The proxy URLs.
 deny contains f if {
-	cluster_suspicious
 	some k, t in input.site.cluster.proxy
 	suspicious(t)
 	some f in text_findings(t, sprintf("%s.%s", [input.site.fields.proxy, k]), sprintf("proxy.%s", [k]))
 }
 
+# BMC addresses and installer args.
 deny contains f if {
-	nodes_suspicious
 	some node in input.site.nodes
-	some name, t in {"bmcAddress": node.bmc.address, "installerArgs": node.installerArgs}
+	t := node.bmc.address
+	contains(t, "@")
+	some f in text_findings(t, lib.node_field(node, "bmcAddress"), sprintf("bmcAddress of node %s", [node.hostname]))
+}
+
+deny contains f if {
+	some node in input.site.nodes
+	t := node.installerArgs
+	t != ""
 	suspicious(t)
-	some f in text_findings(t, lib.node_field(node, name), sprintf("%s of node %s", [name, node.hostname]))
+	some f in text_findings(t, lib.node_field(node, "installerArgs"), sprintf("installerArgs of node %s", [node.hostname]))
 }
 
 # JSON texts: the install-config and Ignition overrides, as text and as
 # JSON.
 deny contains f if {
-	cluster_suspicious
 	some name in ["installConfigOverrides", "ignitionConfigOverride"]
 	t := input.site.cluster[name]
+	t != ""
 	suspicious(t)
 	some f in json_findings(t, input.site.fields[name], name)
 }
 
 deny contains f if {
-	nodes_suspicious
 	some node in input.site.nodes
 	t := node.ignitionConfigOverride
+	t != ""
 	suspicious(t)
 	some f in json_findings(t, lib.node_field(node, "ignitionConfigOverride"), sprintf("ignitionConfigOverride of node %s", [node.hostname]))
 }
 
-# nmstate: every string, and every key.
+# Flat maps: annotations, cluster labels, node labels, tested together
+# first.
+maps_suspicious if suspicious(json.marshal([
+	input.site.annotations, input.site.cluster.labels,
+	[node.labels | some node in input.site.nodes],
+]))
+
 deny contains f if {
-	nodes_suspicious
+	maps_suspicious
+	some f in map_findings(input.site.annotations, input.site.fields.annotations, "annotation %s")
+}
+
+deny contains f if {
+	maps_suspicious
+	some f in map_findings(input.site.cluster.labels, input.site.fields.labels, "cluster label %s")
+}
+
+deny contains f if {
+	maps_suspicious
 	some node in input.site.nodes
-	node.nmstate
-	suspicious(json.marshal(node.nmstate))
+	what := concat("", ["node label %s of node ", node.hostname])
+	some f in map_findings(node.labels, lib.node_field(node, "nodeLabels"), what)
+}
+
+# nmstate: every string and every key of a config that has a section where
+# nmstate takes secrets (802.1x private-key-password, ipsec psk, macsec
+# mka-cak) or free text (dispatch scripts, ovs-db), or a top-level key other
+# than the usual ones. nmstate refuses keys it does not know, so a secret
+# elsewhere would not apply anyway; the config is still searched whole when
+# a section is found.
+deny contains f if {
+	some node in input.site.nodes
+	nmstate_suspicious(node.nmstate)
 	field := lib.node_field(node, "nodeNetwork.config")
 	what := sprintf("nodeNetwork.config of node %s", [node.hostname])
 	some f in leaf_findings(node.nmstate, field, what) | key_findings(node.nmstate, field, what)
 }
 
-# Flat maps: annotations, cluster labels, node labels.
-deny contains f if {
-	cluster_suspicious
-	suspicious(json.marshal(input.site.annotations))
-	some f in map_findings(input.site.annotations, input.site.fields.annotations, "annotation %s")
+nmstate_plain := {"interfaces", "routes", "dns-resolver", "route-rules"}
+
+nmstate_sections := {"802.1x", "ipsec", "macsec", "dispatch", "ovs-db"}
+
+nmstate_suspicious(nm) if {
+	some k, _ in nm
+	not nmstate_plain[k]
 }
 
-deny contains f if {
-	cluster_suspicious
-	suspicious(json.marshal(input.site.cluster.labels))
-	some f in map_findings(input.site.cluster.labels, input.site.fields.labels, "cluster label %s")
-}
-
-deny contains f if {
-	nodes_suspicious
-	some node in input.site.nodes
-	count(node.labels) > 0
-	suspicious(json.marshal(node.labels))
-	what := concat("", ["node label %s of node ", node.hostname])
-	some f in map_findings(node.labels, lib.node_field(node, "nodeLabels"), what)
+nmstate_suspicious(nm) if {
+	some itf in nm.interfaces
+	some k, _ in itf
+	nmstate_sections[k]
 }
 
 text_findings(t, field, what) := {{"msg": sprintf("%s holds %s", [what, kind]), "field": field} |

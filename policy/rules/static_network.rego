@@ -47,36 +47,26 @@ deny contains f if {
 # problems are the first thing that keeps the config from being
 # nmstate-shaped or, when it is, every interface it names that does not
 # exist.
-problems(node) := {msg} if {
-	msg := shape_problem(node)
+problems(node) := {"nodeNetwork.interfaces is empty: list each NIC the config uses with its MAC"} if {
+	count(node.interfaces) == 0
+} else := {"interfaces is not a list"} if {
+	not is_array(object.get(node.nmstate, "interfaces", []))
+} else := {entry_problem(unnamed[0], node.nmstate.interfaces[unnamed[0]])} if {
+	unnamed := [i | some i, itf in node.nmstate.interfaces; not named(itf)]
+	count(unnamed) > 0
 } else := reference_problems(node, object.get(node.nmstate, "interfaces", []))
 
-shape_problem(node) := "nodeNetwork.interfaces is empty: list each NIC the config uses with its MAC" if {
-	count(node.interfaces) == 0
-} else := "interfaces is not a list" if {
-	not is_array(object.get(node.nmstate, "interfaces", []))
-} else := msgs[0] if {
-	msgs := [msg |
-		some i, itf in node.nmstate.interfaces
-		msg := entry_problem(i, itf)
-	]
-	count(msgs) > 0
+named(itf) if {
+	is_string(itf.name)
+	itf.name != ""
 }
 
 entry_problem(i, itf) := sprintf("interfaces[%d] is not an object", [i]) if {
 	not is_object(itf)
-} else := sprintf("interfaces[%d] has no name", [i]) if {
-	not valid_name(object.get(itf, "name", null))
-}
-
-valid_name(name) if {
-	is_string(name)
-	name != ""
-}
+} else := sprintf("interfaces[%d] has no name", [i])
 
 reference_problems(node, itfs) := (unmapped | ports) | bases if {
 	declared := {itf.name | some itf in node.interfaces}
-	known := declared | {itf.name | some itf in itfs}
 	unmapped := {sprintf("ethernet interface %q is not in nodeNetwork.interfaces, so no NIC (MAC) is mapped to it", [itf.name]) |
 		some itf in itfs
 		itf.type == "ethernet"
@@ -87,12 +77,20 @@ reference_problems(node, itfs) := (unmapped | ports) | bases if {
 		itf.type == "bond"
 		some key in ["port", "ports"]
 		some port in object.get(object.get(itf, "link-aggregation", {}), key, [])
-		not known[port]
+		not declared[port]
+		not defined(itfs, port)
 	}
 	bases := {sprintf("VLAN %q has base-iface %q, which is neither in nodeNetwork.interfaces nor defined in the config", [itf.name, base]) |
 		some itf in itfs
 		itf.type == "vlan"
 		base := itf.vlan["base-iface"]
-		not known[base]
+		not declared[base]
+		not defined(itfs, base)
 	}
+}
+
+# defined holds for the name of an interface of the config.
+defined(itfs, name) if {
+	some itf in itfs
+	itf.name == name
 }
