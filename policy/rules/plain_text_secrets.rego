@@ -23,21 +23,25 @@ package siteops.rules.plain_text_secrets
 import data.siteops.lib
 
 # Most sites hold nothing suspicious, and the rule runs on every site, so
-# each value is first put through a cheap test that is a superset of what
-# is reported (suspicious: a few lower-case words), and only values that
-# pass are searched in detail and get a message. Walking every nmstate
-# string, or matching regular expressions on every value, would cost more
-# than all other rules together.
-words := [
-	"private", "auths", "@", "pass", "secret", "token", "psk", "apikey", "api-key", "api_key",
-	"accesskey", "access-key", "access_key", "mka-cak", "authorization", "data:",
-]
+# it first tests the JSON text of all the site's free-form values (except
+# nmstate, below) at once for a few lower-case words, a superset of what it
+# reports. Only when one appears is each value tested, and only a value that
+# passes is searched in detail and gets a message. Walking every value, or
+# matching regular expressions on each, would cost several times what the
+# other rules cost together.
+words := ["private", "auths", "@", "pass", "secret", "token", "key", "psk", "authorization", "data:"]
 
 suspicious(t) if {
 	l := lower(t)
 	some w in words
 	contains(l, w)
 }
+
+site_suspicious if suspicious(json.marshal([
+	input.site.annotations, input.site.cluster.labels, object.get(input.site.cluster, "proxy", {}),
+	input.site.cluster.installConfigOverrides, input.site.cluster.ignitionConfigOverride,
+	[[n.labels, n.bmc.address, n.installerArgs, n.ignitionConfigOverride] | some n in input.site.nodes],
+]))
 
 # The SSH key: a public key has a comment (user@host), so only a private
 # key is looked for.
@@ -49,6 +53,7 @@ deny contains f if {
 
 # The proxy URLs.
 deny contains f if {
+	site_suspicious
 	some k, t in input.site.cluster.proxy
 	suspicious(t)
 	some f in text_findings(t, sprintf("%s.%s", [input.site.fields.proxy, k]), sprintf("proxy.%s", [k]))
@@ -56,57 +61,44 @@ deny contains f if {
 
 # BMC addresses and installer args.
 deny contains f if {
+	site_suspicious
 	some node in input.site.nodes
-	t := node.bmc.address
-	contains(t, "@")
-	some f in text_findings(t, lib.node_field(node, "bmcAddress"), sprintf("bmcAddress of node %s", [node.hostname]))
-}
-
-deny contains f if {
-	some node in input.site.nodes
-	t := node.installerArgs
-	t != ""
+	some name, t in {"bmcAddress": node.bmc.address, "installerArgs": node.installerArgs}
 	suspicious(t)
-	some f in text_findings(t, lib.node_field(node, "installerArgs"), sprintf("installerArgs of node %s", [node.hostname]))
+	some f in text_findings(t, lib.node_field(node, name), sprintf("%s of node %s", [name, node.hostname]))
 }
 
 # JSON texts: the install-config and Ignition overrides, as text and as
 # JSON.
 deny contains f if {
+	site_suspicious
 	some name in ["installConfigOverrides", "ignitionConfigOverride"]
 	t := input.site.cluster[name]
-	t != ""
 	suspicious(t)
 	some f in json_findings(t, input.site.fields[name], name)
 }
 
 deny contains f if {
+	site_suspicious
 	some node in input.site.nodes
 	t := node.ignitionConfigOverride
-	t != ""
 	suspicious(t)
 	some f in json_findings(t, lib.node_field(node, "ignitionConfigOverride"), sprintf("ignitionConfigOverride of node %s", [node.hostname]))
 }
 
-# Flat maps: annotations, cluster labels, node labels, tested together
-# first.
-maps_suspicious if suspicious(json.marshal([
-	input.site.annotations, input.site.cluster.labels,
-	[node.labels | some node in input.site.nodes],
-]))
-
+# Flat maps: annotations, cluster labels, node labels.
 deny contains f if {
-	maps_suspicious
+	site_suspicious
 	some f in map_findings(input.site.annotations, input.site.fields.annotations, "annotation %s")
 }
 
 deny contains f if {
-	maps_suspicious
+	site_suspicious
 	some f in map_findings(input.site.cluster.labels, input.site.fields.labels, "cluster label %s")
 }
 
 deny contains f if {
-	maps_suspicious
+	site_suspicious
 	some node in input.site.nodes
 	what := concat("", ["node label %s of node ", node.hostname])
 	some f in map_findings(node.labels, lib.node_field(node, "nodeLabels"), what)
@@ -116,8 +108,7 @@ deny contains f if {
 # nmstate takes secrets (802.1x private-key-password, ipsec psk, macsec
 # mka-cak) or free text (dispatch scripts, ovs-db), or a top-level key other
 # than the usual ones. nmstate refuses keys it does not know, so a secret
-# elsewhere would not apply anyway; the config is still searched whole when
-# a section is found.
+# elsewhere would not apply anyway.
 deny contains f if {
 	some node in input.site.nodes
 	nmstate_suspicious(node.nmstate)
@@ -131,14 +122,12 @@ nmstate_plain := {"interfaces", "routes", "dns-resolver", "route-rules"}
 nmstate_sections := {"802.1x", "ipsec", "macsec", "dispatch", "ovs-db"}
 
 nmstate_suspicious(nm) if {
-	some k, _ in nm
-	not nmstate_plain[k]
+	count(object.keys(nm) - nmstate_plain) > 0
 }
 
 nmstate_suspicious(nm) if {
 	some itf in nm.interfaces
-	some k, _ in itf
-	nmstate_sections[k]
+	count(object.keys(itf) & nmstate_sections) > 0
 }
 
 text_findings(t, field, what) := {{"msg": sprintf("%s holds %s", [what, kind]), "field": field} |
@@ -155,7 +144,6 @@ json_findings(t, field, what) := text_findings(t, field, what) | doc if {
 leaf_findings(v, field, what) := {{"msg": sprintf("%s holds %s at %s", [what, kind, path_string(path)]), "field": field} |
 	walk(v, [path, t])
 	is_string(t)
-	suspicious(t)
 	some kind in text_secrets(t)
 }
 
