@@ -18,7 +18,7 @@ import (
 	"github.com/siteops/siteops/policy/report"
 )
 
-//go:embed assets/*.html assets/*.css assets/*.js
+//go:embed assets/*.html assets/*.css assets/*.js assets/*.svg
 var assetFS embed.FS
 
 // pages holds the parsed templates and the static assets.
@@ -38,7 +38,7 @@ func loadPages() *pages {
 	if err != nil {
 		panic(err)
 	}
-	for _, name := range []string{"dashboard.css", "dashboard.js"} {
+	for _, name := range []string{"dashboard.css", "dashboard.js", "favicon.svg"} {
 		b, err := fs.ReadFile(static, name)
 		if err != nil {
 			panic(err)
@@ -67,7 +67,6 @@ func loadPages() *pages {
 		"severityClass": func(s report.Severity) string {
 			return "sev-" + classWord(string(s))
 		},
-		"conditionClass": func(s string) string { return "cond-" + classWord(s) },
 		"classWord":      classWord,
 		"num":            thousands,
 		"shortRevision":  shortRevision,
