@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -156,6 +157,18 @@ func TestBrowser(t *testing.T) {
 		p.eval("window.pwned", &pwned)
 		if name != hostileName || pwned != nil {
 			t.Errorf("name %q, pwned %v", name, pwned)
+		}
+	})
+
+	t.Run("every site's page renders", func(t *testing.T) {
+		for _, d := range sampleFleet() {
+			p.navigate(srv.URL + "/sites/" + d.Site)
+			var h1 string
+			p.eval(`document.querySelector('h1').textContent`, &h1)
+			if !strings.HasPrefix(h1, d.Site+" ") {
+				t.Errorf("%s: heading %q", d.Site, h1)
+			}
+			save(t, shots, "site-"+d.Site+".png", p.screenshot(1280))
 		}
 	})
 

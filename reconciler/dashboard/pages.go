@@ -68,6 +68,7 @@ func loadPages() *pages {
 			return "sev-" + classWord(string(s))
 		},
 		"classWord":      classWord,
+		"hostStateClass": hostStateClass,
 		"num":            thousands,
 		"shortRevision":  shortRevision,
 		"add":            func(a, b int) int { return a + b },
@@ -189,4 +190,16 @@ func shortRevision(rev string) string {
 		return rev
 	}
 	return rev[:i+1+7]
+}
+
+// hostStateClass marks the host states that wait on a person and those
+// that are done.
+func hostStateClass(state string) string {
+	switch {
+	case waitingHostStates[state]:
+		return "state state-waiting"
+	case doneHostStates[state]:
+		return "state state-done"
+	}
+	return "state"
 }
