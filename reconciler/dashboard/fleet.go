@@ -32,7 +32,9 @@ type Row struct {
 }
 
 // NeedsAttention reports whether a person should look at the site.
-func (r Row) NeedsAttention() bool { return r.rank <= rankOrphaned }
+func (r Row) NeedsAttention() bool { return needsAttention(r.rank) }
+
+func needsAttention(rank int) bool { return rank <= rankOrphaned }
 
 func newRow(d *status.Document) Row {
 	r := Row{
@@ -152,14 +154,14 @@ func (q Query) WithAttention() Query {
 	return q
 }
 
-func (q Query) keeps(r *Row) bool {
-	if q.Phase != "" && r.Phase != q.Phase {
+func (q Query) keeps(d *status.Document, rank int) bool {
+	if q.Phase != "" && d.Phase != q.Phase {
 		return false
 	}
-	if q.Attention && !r.NeedsAttention() {
+	if q.Attention && !needsAttention(rank) {
 		return false
 	}
-	return q.Search == "" || containsFold(r.Site, q.Search)
+	return q.Search == "" || containsFold(d.Site, q.Search)
 }
 
 // containsFold reports whether s contains sub, ignoring ASCII case (site
@@ -208,19 +210,23 @@ func (o *Overview) First() int {
 func (o *Overview) Last() int { return (o.Page-1)*o.PageSize + len(o.Rows) }
 
 // overview builds a page of the overview. A page past the end shows the
-// last page: the fleet may have shrunk since the link was made.
+// last page: the fleet may have shrunk since the link was made. Only the
+// rows of the page are built; the rest of the fleet is ranked and
+// counted in place.
 func overview(docs []status.Document, q Query, pageSize int) Overview {
 	o := Overview{Sites: len(docs), PageSize: pageSize, Query: q}
 	counts := map[engine.Phase]int{}
-	rows := make([]Row, 0, len(docs))
+	type match struct{ rank, i int }
+	var kept []match
 	for i := range docs {
-		r := newRow(&docs[i])
-		counts[r.Phase]++
-		if r.NeedsAttention() {
+		d := &docs[i]
+		r := rank(d, stuckReason(d))
+		counts[d.Phase]++
+		if needsAttention(r) {
 			o.Attention++
 		}
-		if q.keeps(&r) {
-			rows = append(rows, r)
+		if q.keeps(d, r) {
+			kept = append(kept, match{r, i})
 		}
 	}
 	for _, p := range phaseOrder {
@@ -230,18 +236,21 @@ func overview(docs []status.Document, q Query, pageSize int) Overview {
 	for _, p := range sortedKeys(counts) {
 		o.Counts = append(o.Counts, PhaseCount{Phase: p, Sites: counts[p]})
 	}
-	slices.SortFunc(rows, func(a, b Row) int {
+	slices.SortFunc(kept, func(a, b match) int {
 		if a.rank != b.rank {
 			return a.rank - b.rank
 		}
-		return strings.Compare(a.Site, b.Site)
+		return strings.Compare(docs[a.i].Site, docs[b.i].Site)
 	})
-	o.Matching = len(rows)
-	o.Pages = max(1, (len(rows)+pageSize-1)/pageSize)
+	o.Matching = len(kept)
+	o.Pages = max(1, (len(kept)+pageSize-1)/pageSize)
 	o.Page = min(max(q.Page, 1), o.Pages)
 	o.Query.Page = o.Page
 	start := (o.Page - 1) * pageSize
-	o.Rows = rows[start:min(start+pageSize, len(rows))]
+	o.Rows = []Row{}
+	for _, m := range kept[start:min(start+pageSize, len(kept))] {
+		o.Rows = append(o.Rows, newRow(&docs[m.i]))
+	}
 	return o
 }
 
