@@ -98,8 +98,10 @@ type Handler struct {
 var _ http.Handler = (*Handler)(nil)
 
 // New returns the dashboard of the fleet whose status documents
-// documents returns, afresh on every request. A nil documents shows an
-// empty fleet.
+// documents returns, afresh on every request; the dashboard only reads
+// the slice. A nil documents shows an empty fleet. The handler links to
+// itself with absolute paths: mount it at the root of a mux (routes
+// such as /metrics or /hooks/git registered beside it take precedence).
 func New(documents func() []status.Document, opts ...Option) *Handler {
 	if documents == nil {
 		documents = func() []status.Document { return nil }
