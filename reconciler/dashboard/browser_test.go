@@ -123,6 +123,25 @@ func TestBrowser(t *testing.T) {
 		fl.set(append(sampleFleet(), docHostile()))
 	})
 
+	t.Run("the refresh waits while the keyboard focus is in the list", func(t *testing.T) {
+		p.navigate(t, srv.URL+"/?q=sno-")
+		p.eval(t, `document.querySelector('table.sites a').focus()`, nil)
+		// the list changes while a link has the focus
+		fl.set(append(sampleFleet()[:1], docHostile()))
+		p.eval(t, `new Promise(r => setTimeout(r, 800))`, nil) // four refresh periods
+		var focused string
+		p.eval(t, `document.activeElement.textContent`, &focused)
+		var rows []string
+		p.eval(t, rowsJS, &rows)
+		if focused != "sno-stuck" || len(rows) != 4 {
+			t.Errorf("focus on %q, %d rows: the refresh replaced the list under the focus", focused, len(rows))
+		}
+		// once the focus leaves, the list catches up
+		p.eval(t, `document.activeElement.blur()`, nil)
+		p.waitFor(t, `document.querySelectorAll('table.sites tbody tr').length === 1`)
+		fl.set(append(sampleFleet(), docHostile()))
+	})
+
 	t.Run("a site page shows hosts, findings, conditions and events", func(t *testing.T) {
 		p.navigate(t, srv.URL+"/")
 		p.click(t, `Array.from(document.querySelectorAll('table.sites a')).find(a => a.textContent === 'ha-failed')`)
