@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -198,7 +197,7 @@ func (h *Handler) writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
-	if _, err := w.Write(append(b, '\n')); err != nil && !errors.Is(err, http.ErrHandlerTimeout) {
+	if _, err := w.Write(append(b, '\n')); err != nil {
 		h.opts.logger.Debug("dashboard: write response", "err", err)
 	}
 }
