@@ -2,30 +2,16 @@ package gitfs
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/siteops/siteops/internal/gittest"
 )
 
 // run runs the git command line in dir, isolated from the user's
-// configuration, and returns its trimmed output.
-func run(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
-		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		// No background gc: it would outlive the test's directory.
-		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=gc.auto", "GIT_CONFIG_VALUE_0=0",
-		"GIT_AUTHOR_NAME=Alice", "GIT_AUTHOR_EMAIL=alice@example.com",
-		"GIT_COMMITTER_NAME=Alice", "GIT_COMMITTER_EMAIL=alice@example.com")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
+// configuration.
+var run = gittest.Git
 
 // newRepo makes a repository on branch main in a temporary directory.
 func newRepo(t testing.TB) string {
@@ -39,21 +25,22 @@ func newRepo(t testing.TB) string {
 // starting with "-> " makes a symlink to the rest.
 func writeFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
+	plain := map[string]string{}
 	for name, content := range files {
+		target, ok := strings.CutPrefix(content, "-> ")
+		if !ok {
+			plain[name] = content
+			continue
+		}
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if target, ok := strings.CutPrefix(content, "-> "); ok {
-			if err := os.Symlink(target, p); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		if err := os.Symlink(target, p); err != nil {
 			t.Fatal(err)
 		}
 	}
+	gittest.WriteFiles(t, dir, plain)
 }
 
 // commitAll commits everything in dir and returns the commit id.
