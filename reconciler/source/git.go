@@ -213,7 +213,7 @@ func (g *Git) open() error {
 		return err
 	}
 	g.storage = filesystem.NewStorageWithOptions(osfs.New(repoDir), cache.NewObjectLRUDefault(),
-		filesystem.Options{KeepDescriptors: true, ExclusiveAccess: true})
+		filesystem.Options{KeepDescriptors: true})
 	r, err := git.Open(g.storage, nil)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		r, err = git.Init(g.storage, nil)

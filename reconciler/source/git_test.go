@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -519,6 +520,29 @@ func TestRedactURL(t *testing.T) {
 	for _, tt := range tests {
 		if got := redactURL(tt.in); got != tt.want {
 			t.Errorf("redactURL(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestGitWriteStatusMany writes more status files than are stored
+// loose (they go in one pack file), then changes one.
+func TestGitWriteStatusMany(t *testing.T) {
+	srv, url := servers[0].url(t)
+	g := newTestGit(t, GitOptions{URL: url})
+	mustNext(t, g)
+	status := map[string]string{}
+	for i := range 3 * packThreshold {
+		status[fmt.Sprintf("site-%03d.yaml", i)] = fmt.Sprintf("site: %d\n", i)
+	}
+	for _, step := range []string{"all new", "one changed"} {
+		if step == "one changed" {
+			status["site-007.yaml"] = "site: 7\nphase: Installed\n"
+		}
+		if changed, err := g.WriteStatus(context.Background(), bytesMap(status), step); err != nil || !changed {
+			t.Fatalf("%s: WriteStatus = %v, %v", step, changed, err)
+		}
+		if got := srv.Files(t, "fleet.git", "main", "status"); !maps.Equal(got, prefixed("status/", status)) {
+			t.Errorf("%s: %d status files on the server, want %d", step, len(got), len(status))
 		}
 	}
 }
