@@ -546,3 +546,46 @@ func TestGitWriteStatusMany(t *testing.T) {
 		}
 	}
 }
+
+func TestGitSSH(t *testing.T) {
+	keys := t.TempDir()
+	key, pub := gittest.SSHKey(t, keys)
+	other, _ := gittest.SSHKey(t, t.TempDir())
+	srv := gittest.StartSSH(t, pub)
+	url := srv.SeedFiles(t, "fleet.git", fleet)
+	knownHosts := filepath.Join(keys, "known_hosts")
+	stranger := filepath.Join(keys, "stranger_hosts")
+	gittest.WriteFiles(t, keys, map[string]string{
+		"known_hosts":    srv.KnownHosts(),
+		"stranger_hosts": gittest.StartSSH(t).KnownHosts(), // another server's key
+	})
+
+	g := newTestGit(t, GitOptions{URL: url, Auth: GitAuth{SSHKeyFile: key, KnownHostsFile: knownHosts}})
+	if snap := mustNext(t, g); snap.Revision != srv.Head(t, "fleet.git", "main") {
+		t.Errorf("revision over ssh = %s", snap.Revision)
+	}
+	if _, err := g.WriteStatus(context.Background(), map[string][]byte{"a.yaml": []byte("a\n")}, "Status"); err != nil {
+		t.Fatalf("WriteStatus over ssh: %v", err)
+	}
+	if got := srv.Files(t, "fleet.git", "main", "status"); got["status/a.yaml"] != "a\n" {
+		t.Errorf("status over ssh = %q", got)
+	}
+
+	tests := []struct {
+		name string
+		auth GitAuth
+		is   error
+		want string
+	}{
+		{"key not authorized", GitAuth{SSHKeyFile: other, KnownHostsFile: knownHosts}, ErrAuthentication, "check that the key " + other},
+		{"host key not known", GitAuth{SSHKeyFile: key, KnownHostsFile: stranger}, nil, "ssh host key of " + url + " is not accepted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := next(t, newTestGit(t, GitOptions{URL: url, Auth: tt.auth}))
+			if err == nil || !strings.Contains(err.Error(), tt.want) || (tt.is != nil && !errors.Is(err, tt.is)) {
+				t.Errorf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
