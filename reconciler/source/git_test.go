@@ -589,3 +589,20 @@ func TestGitSSH(t *testing.T) {
 		})
 	}
 }
+
+func TestCloseWakesNext(t *testing.T) {
+	_, url := servers[0].url(t)
+	dir := t.TempDir()
+	gittest.WriteFiles(t, dir, fleet)
+	g := newTestGit(t, GitOptions{URL: url})
+	d, _ := newTestDir(t, DirOptions{Dir: dir})
+	for _, s := range []Source{g, d} {
+		mustNext(t, s)
+		done := make(chan error, 1)
+		go func() { _, err := next(t, s); done <- err }()
+		s.Close()
+		if err := <-done; !errors.Is(err, ErrClosed) {
+			t.Errorf("%T: Next after Close: err = %v, want ErrClosed", s, err)
+		}
+	}
+}
