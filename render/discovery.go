@@ -227,20 +227,16 @@ func (b *discoveryBuilder) build(hosts []staticHost) {
 		b.unit("add-ntp-sources.service", ntpUnit)
 	}
 
-	b.file("/usr/local/bin/agent-fix-bz1964591", 0o755, plainData(agentFixScript))
-	b.file("/usr/local/bin/agent-pull-image", 0o755, plainData(agentPullScript))
-	b.file("/etc/motd", 0o644, plainData(agentMOTD))
-	b.file("/etc/multipath.conf", 0o644, base64Data("text/plain;charset=utf-8", multipathConf))
-	b.file("/usr/local/bin/oci-eval-user-data.sh", 0o755, base64Data("text/plain;charset=utf-8", ociUserDataScript))
-	b.file("/etc/NetworkManager/conf.d/01-ipv6.conf", 0o644, plainData(ipv6Conf))
-	b.file("/root/.docker/config.json", 0o644, plainData(pullSecretPlaceholder))
-	b.file("/root/assisted.te", 0o644, base64Data("text/plain", selinuxPolicy))
+	for _, f := range templateFiles {
+		b.file(f.path, f.mode, f.source)
+	}
 	if b.trust != "" {
 		b.file("/etc/pki/ca-trust/source/anchors/assisted-infraenv-additional-trust-bundle.pem", 0o644, base64Data("", b.trust))
 	}
 	if len(hosts) > 0 {
-		b.file("/usr/local/bin/pre-network-manager-config.sh", 0o755, base64Data("text/plain", preNetworkScript))
-		b.file("/usr/local/bin/common_network_script.sh", 0o755, base64Data("text/plain", commonNetworkScript))
+		for _, f := range staticNetworkFiles {
+			b.file(f.path, f.mode, f.source)
+		}
 		for i, h := range hosts {
 			dir := fmt.Sprintf("%s/host%d/", staticNetworkDir, i)
 			b.file(dir+"mac_interface.ini", 0o600, base64Data("text/plain", h.macMap))
@@ -342,12 +338,24 @@ func nmPolicy(doc string, itfs [][2]string) string {
 		}
 	}
 	b.WriteString("desiredState:\n")
-	r := strings.NewReplacer(replace...)
-	for line := range strings.SplitSeq(strings.TrimRight(doc, "\n"), "\n") {
-		if strings.TrimSpace(line) != "" {
-			b.WriteString("  " + r.Replace(line) + "\n")
-		}
+	if len(replace) > 0 {
+		doc = strings.NewReplacer(replace...).Replace(doc)
 	}
+	// Indent the document under desiredState (yamlenc writes no blank
+	// lines).
+	doc = strings.TrimRight(doc, "\n")
+	b.Grow(len(doc) + 2*strings.Count(doc, "\n") + 4)
+	b.WriteString("  ")
+	for {
+		i := strings.IndexByte(doc, '\n')
+		if i < 0 {
+			break
+		}
+		b.WriteString(doc[:i+1])
+		b.WriteString("  ")
+		doc = doc[i+1:]
+	}
+	b.WriteString(doc + "\n")
 	return b.String()
 }
 

@@ -46,6 +46,34 @@ WantedBy=multi-user.target
 
 func systemdEscape(s string) string { return strings.ReplaceAll(s, "%", "%%") }
 
+// templateFile is a file every discovery config has, with its data URL
+// encoded once.
+type templateFile struct {
+	path   string
+	mode   int
+	source string
+}
+
+// templateFiles are the files of every discovery config, in the
+// template's order.
+var templateFiles = []templateFile{
+	{"/usr/local/bin/agent-fix-bz1964591", 0o755, plainData(agentFixScript)},
+	{"/usr/local/bin/agent-pull-image", 0o755, plainData(agentPullScript)},
+	{"/etc/motd", 0o644, plainData(agentMOTD)},
+	{"/etc/multipath.conf", 0o644, base64Data("text/plain;charset=utf-8", multipathConf)},
+	{"/usr/local/bin/oci-eval-user-data.sh", 0o755, base64Data("text/plain;charset=utf-8", ociUserDataScript)},
+	{"/etc/NetworkManager/conf.d/01-ipv6.conf", 0o644, plainData(ipv6Conf)},
+	{"/root/.docker/config.json", 0o644, plainData(pullSecretPlaceholder)},
+	{"/root/assisted.te", 0o644, base64Data("text/plain", selinuxPolicy)},
+}
+
+// staticNetworkFiles are the scripts that apply the static network, in a
+// config that has one.
+var staticNetworkFiles = []templateFile{
+	{"/usr/local/bin/pre-network-manager-config.sh", 0o755, base64Data("text/plain", preNetworkScript)},
+	{"/usr/local/bin/common_network_script.sh", 0o755, base64Data("text/plain", commonNetworkScript)},
+}
+
 const selinuxUnit = `[Unit]
 Description=Load the SELinux module the agent's time sync needs
 Before=agent.service

@@ -451,3 +451,27 @@ func TestDiscoveryGrowsWithNMStateConfigs(t *testing.T) {
 		t.Errorf("about %d single-NIC NMStateConfigs fit under the limit; assisted-service documents about 3,960", n)
 	}
 }
+
+// BenchmarkDiscoveryIgnition builds the discovery Ignition of a
+// four-node dual-stack site, as a check does once per InfraEnv.
+func BenchmarkDiscoveryIgnition(b *testing.B) {
+	t := &testing.T{}
+	bundle := exampleBundle(t, "tidewater-ds-01")
+	var ie *render.Object
+	var nm []*render.Object
+	for _, o := range bundle.Objects {
+		switch o.Kind {
+		case render.KindInfraEnv:
+			ie = o
+		case render.KindNMStateConfig:
+			nm = append(nm, o)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := render.DiscoveryIgnition(ie, nm)
+		if err != nil || d.ArchiveSizeBound() < len(d.JSON) {
+			b.Fatal(err)
+		}
+	}
+}
