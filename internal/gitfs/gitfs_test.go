@@ -75,12 +75,12 @@ func (r *gitRepo) symlink(target, link string) {
 func TestFSOfCommits(t *testing.T) {
 	r := newRepo(t)
 	first := r.commit("first", map[string]string{
-		"README.md":              "top\n",
-		"fleet/a.yaml":           "a: 1\n",
-		"fleet/sub/b.yaml":       "b: 1\n",
-		"fleet/status/a.yaml":    "phase: Installed\n",
-		"other/outside.yaml":     "x\n",
-		"fleet/notes.txt":        "n\n",
+		"README.md":           "top\n",
+		"fleet/a.yaml":        "a: 1\n",
+		"fleet/sub/b.yaml":    "b: 1\n",
+		"fleet/status/a.yaml": "phase: Installed\n",
+		"other/outside.yaml":  "x\n",
+		"fleet/notes.txt":     "n\n",
 	})
 	r.git("tag", "v1")
 	r.git("tag", "-a", "-m", "annotated", "v1-annotated")
