@@ -65,6 +65,35 @@ type Report struct {
 	Revision string    `json:"revision,omitempty"`
 	Sites    int       `json:"sites"`
 	Findings []Finding `json:"findings"`
+	// Base is the revision the findings are new since (pull-request mode,
+	// see Since); PreExisting counts the findings left out because that
+	// revision has them too.
+	Base        string `json:"base,omitempty"`
+	PreExisting int    `json:"preExisting,omitempty"`
+}
+
+// Since keeps only the findings that are new since base, the report of
+// an earlier revision named baseRevision, and counts the others in
+// PreExisting. A finding is the same as one of base when its rule, site
+// and message are, whatever its line: lines move between revisions, and
+// a message names what it is about. Each finding of base matches one
+// finding here at most, so a problem that now happens twice is new once.
+func (r *Report) Since(base *Report, baseRevision string) {
+	seen := map[[3]string]int{}
+	for _, f := range base.Findings {
+		seen[[3]string{f.Rule, f.Site, f.Message}]++
+	}
+	kept := r.Findings[:0]
+	for _, f := range r.Findings {
+		k := [3]string{f.Rule, f.Site, f.Message}
+		if seen[k] > 0 {
+			seen[k]--
+			r.PreExisting++
+			continue
+		}
+		kept = append(kept, f)
+	}
+	r.Findings, r.Base = kept, baseRevision
 }
 
 // Sort orders findings by file, line, column, rule and site, so that
