@@ -42,16 +42,6 @@ func TestDeletionBudget(t *testing.T) {
 	}
 }
 
-// fixtureText reads a fixture file to derive variants from.
-func fixtureText(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // checkChange checks head against base, each written as sites.yaml of a
 // directory of its own (the same file in two revisions), with the given
 // change settings (Base is filled in).
@@ -85,7 +75,7 @@ func count(rep *report.Report, rule string) int {
 
 func TestImmutableFields(t *testing.T) {
 	dir := "rules/testdata/change.immutable-field"
-	base, bad := fixtureText(t, filepath.Join(dir, "base.yaml")), fixtureText(t, filepath.Join(dir, "bad.yaml"))
+	base, bad := readText(t, filepath.Join(dir, "base.yaml")), readText(t, filepath.Join(dir, "bad.yaml"))
 	for _, tt := range []struct {
 		name    string
 		c       Change
@@ -132,7 +122,7 @@ func TestImmutableFields(t *testing.T) {
 
 func TestDeletions(t *testing.T) {
 	dir := "rules/testdata/change.deletion-budget"
-	base, bad := fixtureText(t, filepath.Join(dir, "base.yaml")), fixtureText(t, filepath.Join(dir, "bad.yaml"))
+	base, bad := readText(t, filepath.Join(dir, "base.yaml")), readText(t, filepath.Join(dir, "bad.yaml"))
 	for _, tt := range []struct {
 		name    string
 		head    string
