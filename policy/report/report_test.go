@@ -10,6 +10,7 @@ func TestSince(t *testing.T) {
 		f("r.mac", "a", "MAC x is also used by b", 10),
 		f("r.vip", "a", "VIP y outside", 20),
 		f("r.vip", "a", "VIP y outside", 21), // the same problem twice
+		f("r.mac", "c", "MAC w is also used by site d at sites/d.yaml:29:11", 5),
 	}}
 	head := &Report{Sites: 2, Findings: []Finding{
 		f("r.mac", "a", "MAC x is also used by b", 14), // moved down four lines: not new
@@ -18,9 +19,10 @@ func TestSince(t *testing.T) {
 		f("r.vip", "a", "VIP y outside", 26), // a third time: new
 		f("r.vip", "b", "VIP y outside", 20), // another site: new
 		f("r.mac", "a", "MAC z is also used by b", 30),
+		f("r.mac", "c", "MAC w is also used by site d at sites/d.yaml:31:11", 5), // the other place moved
 	}}
 	head.Since(base, "origin/main")
-	if head.PreExisting != 3 || head.Base != "origin/main" || len(head.Findings) != 3 {
+	if head.PreExisting != 4 || head.Base != "origin/main" || len(head.Findings) != 3 {
 		t.Fatalf("kept %v, pre-existing %d", head.Findings, head.PreExisting)
 	}
 	for i, want := range []int{26, 20, 30} {
