@@ -741,4 +741,3 @@ func overlappingSubnets(inv *Inventory) string {
 	}
 	return ""
 }
-

@@ -34,10 +34,10 @@ type Requirements struct {
 // The default hardware requirements, the operator's
 // HW_VALIDATOR_REQUIREMENTS (§3.1, default_controller_hw_requirements.json).
 var (
-	ReqMaster    = Requirements{CPUCores: 4, RAMMiB: 16384, DiskGB: 100, DiskSpeedMs: 10, LatencyMs: 100, PacketLossPct: 0, HasNetwork: true}
-	ReqArbiter   = Requirements{CPUCores: 2, RAMMiB: 8192, DiskGB: 50, DiskSpeedMs: 10, LatencyMs: 1000, PacketLossPct: 0, HasNetwork: true}
-	ReqWorker    = Requirements{CPUCores: 2, RAMMiB: 8192, DiskGB: 100, DiskSpeedMs: 10, LatencyMs: 1000, PacketLossPct: 10, HasNetwork: true}
-	ReqSNO       = Requirements{CPUCores: 8, RAMMiB: 16384, DiskGB: 100, DiskSpeedMs: 10}
+	ReqMaster     = Requirements{CPUCores: 4, RAMMiB: 16384, DiskGB: 100, DiskSpeedMs: 10, LatencyMs: 100, PacketLossPct: 0, HasNetwork: true}
+	ReqArbiter    = Requirements{CPUCores: 2, RAMMiB: 8192, DiskGB: 50, DiskSpeedMs: 10, LatencyMs: 1000, PacketLossPct: 0, HasNetwork: true}
+	ReqWorker     = Requirements{CPUCores: 2, RAMMiB: 8192, DiskGB: 100, DiskSpeedMs: 10, LatencyMs: 1000, PacketLossPct: 10, HasNetwork: true}
+	ReqSNO        = Requirements{CPUCores: 8, RAMMiB: 16384, DiskGB: 100, DiskSpeedMs: 10}
 	ReqEdgeWorker = Requirements{CPUCores: 2, RAMMiB: 8192, DiskGB: 15, DiskSpeedMs: 10}
 )
 

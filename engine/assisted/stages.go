@@ -182,3 +182,13 @@ const (
 	InfraEnvImageCooldownPeriod = 60 * time.Second
 	ACIDeletionRequeue          = 10 * time.Second
 )
+
+// In reports whether s is one of the given stages.
+func (s Stage) In(set ...Stage) bool {
+	for _, x := range set {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
