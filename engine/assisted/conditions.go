@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/render"
 )
 
 // Cond is a condition without its transition time: what a table computes
@@ -536,8 +537,8 @@ func MissingClusterText(cd, aci, ns string) string {
 }
 
 // IgnitionSizeLimit is the largest discovery ignition archive (§8.3,
-// IgnitionImageSizePadding).
-const IgnitionSizeLimit = 256 * 1024
+// IgnitionImageSizePadding); the renderer measures against the same limit.
+const IgnitionSizeLimit = render.DiscoveryIgnitionLimit
 
 // IgnitionTooLarge is the error of an oversized discovery ignition.
 func IgnitionTooLarge(sizeBytes int) string {

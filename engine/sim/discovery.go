@@ -3,15 +3,34 @@ package sim
 import (
 	"sort"
 	"time"
+
+	"github.com/siteops/siteops/render"
 )
 
 var zeroTime time.Time
 
-// discoveryIgnitionSize measures an InfraEnv's discovery ignition, the
-// way it is embedded in the ISO. It is replaced by the renderer's
-// discovery ignition builder when that is available.
-var discoveryIgnitionSize = func(spec *infraEnvSpec, nms []nmStateSpec) (int, error) {
-	return 0, nil
+// discoveryIgnitionSize builds an InfraEnv's discovery Ignition with the
+// NMStateConfigs it selects (render.DiscoveryIgnition) and measures it
+// packed as in the ISO (§8.3). Only a config near the limit is compressed
+// to measure it exactly; below that the cheap upper bound is enough.
+func discoveryIgnitionSize(spec *infraEnvSpec, nms []nmStateSpec) (int, error) {
+	ie := &render.Object{Kind: render.KindInfraEnv, Namespace: spec.Namespace, Name: spec.Name, Content: spec.Content}
+	objs := make([]*render.Object, 0, len(nms))
+	for i := range nms {
+		n := &render.Object{Kind: render.KindNMStateConfig, Namespace: nms[i].Namespace, Name: nms[i].Name, Content: nms[i].Content}
+		if render.NMStateSelectorMatches(ie, n) {
+			objs = append(objs, n)
+		}
+	}
+	d, err := render.DiscoveryIgnition(ie, objs)
+	if err != nil {
+		return 0, err
+	}
+	size := d.ArchiveSizeBound()
+	if size > render.DiscoveryIgnitionWarn {
+		size = d.ArchiveSize()
+	}
+	return size, nil
 }
 
 // nmRef locates an NMStateConfig of a site.

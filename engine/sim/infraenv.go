@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/siteops/siteops/engine/assisted"
+	"github.com/siteops/siteops/render"
 )
 
 // isoHost is where the simulated image service serves ISOs.
@@ -102,18 +103,16 @@ func (o *op) imageProblem(spec *infraEnvSpec, nms []nmStateSpec, ie *infraEnv) s
 	if spec.KernelArgsProblem != "" {
 		return spec.KernelArgsProblem
 	}
-	if spec.Override != "" {
-		if err := parseIgnition(spec.Override); err != nil {
-			return "error parsing ignition config override: " + err.Error()
-		}
-	}
 	size, err := discoveryIgnitionSize(spec, nms)
 	if err != nil {
 		return err.Error()
 	}
 	ie.IgnitionBytes = size
-	if spec.Override != "" && size > assisted.IgnitionSizeLimit {
+	switch {
+	case spec.Override != "" && size > assisted.IgnitionSizeLimit:
 		return assisted.IgnitionTooLarge(size)
+	case size > render.DiscoveryIgnitionWarn:
+		o.event(infraEnvRef(spec), evImage, fmt.Sprintf("The discovery ignition archive is %d KiB, close to the %d KiB the service accepts: day-2 NMStateConfigs and hub settings add to it", size/1024, assisted.IgnitionSizeLimit/1024))
 	}
 	return ""
 }
