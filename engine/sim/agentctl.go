@@ -26,6 +26,15 @@ func (o *op) reconcileAgents() {
 			continue
 		}
 		o.matchBMH(h)
+		if m := d.bmh(h.Namespace, h.Machine); m != nil && m.Annotations[AnnotationHardware] != h.Hardware {
+			// The machine changed (its hardware annotation): the agent's
+			// next inventory step reports it.
+			h.Hardware = m.Annotations[AnnotationHardware]
+			o.changed = true
+			if h.AgentUp {
+				o.schedule(tkInventory, h.ID, o.after(timing.Inventory, h.ID+"inventory"))
+			}
+		}
 		var spec *bmhSpec
 		if h.BMH != "" {
 			spec = d.bmh(h.Namespace, h.BMH)

@@ -51,7 +51,13 @@ func (o *op) reconcileCluster() {
 		o.syncClusterSpec()
 	}
 	if c.Status == assisted.ClusterReady && sync == nil {
-		o.maybeInstall()
+		// The ClusterDeployment controller notices a ready cluster at its
+		// next reconcile.
+		if at := c.StatusAt.Add(timing.InstallTrigger); o.now.Before(at) {
+			o.scheduleBy(tkReconcile, "", at)
+		} else {
+			o.maybeInstall()
+		}
 	}
 	o.recordCompletion()
 	if c.Status == assisted.ClusterAddingHosts {
