@@ -223,7 +223,7 @@ func hostProblems(st *siteState) string {
 		case h.Status.In(assisted.HostDiscovering, assisted.HostDiscoveringUnbound):
 			parts = append(parts, h.Machine+" is discovering")
 		default:
-			parts = append(parts, fmt.Sprintf("%s is %s: %s", h.Machine, h.Status, h.StatusInfo))
+			parts = append(parts, fmt.Sprintf("%s is %s: %s", h.Machine, h.Status, strings.TrimSuffix(h.StatusInfo, ".")))
 		}
 	}
 	waiting := 0
