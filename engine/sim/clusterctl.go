@@ -461,6 +461,10 @@ func (o *op) day2Conversion() {
 func (o *op) installDay2Hosts() {
 	for _, h := range o.st.clusterHosts() {
 		if h.Status == assisted.HostKnown && h.Approved {
+			if at := h.StatusAt.Add(timing.InstallTrigger); o.now.Before(at) {
+				o.scheduleBy(tkReconcile, "", at)
+				continue
+			}
 			h.Day2 = true
 			if h.Role == assisted.RoleAutoAssign || h.Role == "" {
 				h.Role = assisted.RoleWorker
