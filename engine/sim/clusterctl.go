@@ -490,6 +490,9 @@ func (o *op) onClusterStatus(old assisted.ClusterStatus) {
 		if c.FinalizingAt.IsZero() {
 			c.FinalizingAt = o.now
 			c.FinalizingStage = assisted.FinalizingWaitingForClusterOperators
+			if c.Operators == nil {
+				c.Operators = map[string]string{}
+			}
 			for _, op := range assisted.BuiltinOperators {
 				c.Operators[op] = "progressing"
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -267,9 +268,11 @@ func (e *Engine) Advance(ctx context.Context, d time.Duration) error {
 		return errors.New("advance: the engine is closed")
 	}
 	target := e.now.Add(d)
-	e.process(target, math.MaxInt)
-	e.now = target
-	e.mu.Unlock()
+	func() {
+		defer e.mu.Unlock()
+		e.process(target, math.MaxInt)
+		e.now = target
+	}()
 	return e.commit()
 }
 
@@ -396,12 +399,26 @@ func (e *Engine) process(target time.Time, limit int) int {
 		if t.At.After(e.now) {
 			e.now = t.At
 		}
-		o := e.op(s)
-		o.fire(t)
-		o.finish()
+		e.runTimer(s, t)
 		n++
 	}
 	return n
+}
+
+// runTimer fires one timer. A bug that panics stops that site's step,
+// not the engine: the panic is logged and recorded on the site.
+func (e *Engine) runTimer(s *site, t timer) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.opts.Logger.Error("simulation step failed", "site", s.st.Name, "timer", t.Kind, "panic", r, "stack", string(debug.Stack()))
+			o := e.op(s)
+			o.event("", "InternalError", fmt.Sprintf("The simulation of step %s failed: %v", t.Kind, r))
+			e.markDirty(s)
+		}
+	}()
+	o := e.op(s)
+	o.fire(t)
+	o.finish()
 }
 
 // take removes a timer from the site, reporting whether it was pending.
