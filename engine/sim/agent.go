@@ -28,7 +28,7 @@ func (o *op) hostBooted(key string) {
 	if b == nil || spec == nil || b.Removing != "" {
 		return
 	}
-	hw, _ := parseHardware(spec.Annotations[AnnotationHardware])
+	hw := o.hw(spec.Annotations[AnnotationHardware])
 	b.Booted++
 	o.changed = true
 	if hw.NeverRegister {
@@ -93,7 +93,7 @@ func (o *op) sendInventory(id string) {
 	if spec == nil {
 		return
 	}
-	hw, _ := parseHardware(h.Hardware)
+	hw := o.hw(h.Hardware)
 	index := 0
 	for i := range d.BMHs {
 		if d.BMHs[i].Namespace == spec.Namespace && d.BMHs[i].Name == spec.Name {
@@ -148,7 +148,7 @@ func (o *op) prepareChecks(id string) {
 	if h == nil || !h.AgentUp || h.Status != assisted.HostPreparingForInstallation {
 		return
 	}
-	hw, _ := parseHardware(h.Hardware)
+	hw := o.hw(h.Hardware)
 	req := o.hostInput(h).Requirements()
 	h.DiskSpeed = assisted.DiskSpeed{Tested: true, OK: hw.DiskSpeedMs <= req.DiskSpeedMs}
 	h.ImagesDone, h.ImagesFailed = true, nil
@@ -185,7 +185,7 @@ func (o *op) scheduleStage(h *host) {
 	if h.Status != assisted.HostInstallingInProgress {
 		return
 	}
-	hw, _ := parseHardware(h.Hardware)
+	hw := o.hw(h.Hardware)
 	s := h.Stage
 	key := h.ID + string(s)
 	switch {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/siteops/siteops/render"
 )
@@ -29,8 +30,11 @@ type siteBuilder struct {
 	extraHosts     []string // more worker names, after the counted ones
 }
 
+// nextMACBase gives each test site its own MAC range.
+var nextMACBase atomic.Int64
+
 func newSite(name string, masters, workers int) *siteBuilder {
-	return &siteBuilder{name: name, masters: masters, workers: workers, hardware: map[string]string{}, annotations: map[string]map[string]string{}, macBase: int(hash32(name) % 200)}
+	return &siteBuilder{name: name, masters: masters, workers: workers, hardware: map[string]string{}, annotations: map[string]map[string]string{}, macBase: int(nextMACBase.Add(1))}
 }
 
 func (s *siteBuilder) hostNames() []string {
@@ -62,7 +66,7 @@ func (s *siteBuilder) role(host string) string {
 }
 
 func (s *siteBuilder) mac(i int) string {
-	return fmt.Sprintf("0a:5e:%02x:%02x:%02x:00", s.macBase, (i>>8)&0xff, i&0xff)
+	return fmt.Sprintf("0a:5e:%02x:%02x:%02x:00", (s.macBase>>8)&0xff, s.macBase&0xff, i&0xff)
 }
 
 func obj(kind, ns, name string, wave int, content map[string]any) *render.Object {

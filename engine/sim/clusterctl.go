@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/netip"
 	"sort"
@@ -83,11 +82,8 @@ func (o *op) clusterSyncError() *assisted.SyncError {
 	case d.ACI.ImageSet == "" && !d.CD.Installed:
 		return &assisted.SyncError{Input: true, Message: "ClusterImageSet must be specified in AgentClusterInstall.Spec.ImageSetRef for cluster that is not installed"}
 	}
-	if v, ok := d.ACI.Annotations[assisted.AnnotationInstallConfigOverrides]; ok && v != "" {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(v), &m); err != nil {
-			return &assisted.SyncError{Input: true, Message: fmt.Sprintf("Failed to parse '%s' annotation: %v", assisted.AnnotationInstallConfigOverrides, err)}
-		}
+	if e := d.ACI.OverridesError; e != "" {
+		return &assisted.SyncError{Input: true, Message: fmt.Sprintf("Failed to parse '%s' annotation: %s", assisted.AnnotationInstallConfigOverrides, e)}
 	}
 	return nil
 }
@@ -139,7 +135,7 @@ func (o *op) syncClusterSpec() {
 		}
 	}
 	netType := a.NetworkType
-	if t := overrideNetworkType(a.Annotations[assisted.AnnotationInstallConfigOverrides]); t != "" {
+	if t := a.OverridesNetworkType; t != "" {
 		netType = t
 	}
 	if netType == "" {
@@ -191,19 +187,6 @@ func equalStrings(a, b []string) bool {
 		}
 	}
 	return true
-}
-
-func overrideNetworkType(v string) string {
-	if v == "" {
-		return ""
-	}
-	var m struct {
-		Networking struct {
-			NetworkType string `json:"networkType"`
-		} `json:"networking"`
-	}
-	_ = json.Unmarshal([]byte(v), &m)
-	return m.Networking.NetworkType
 }
 
 // autoMachineNetworks is the service's auto-fill of an empty machine

@@ -22,13 +22,13 @@ func (o *op) updateConditions() {
 	// get returns an object's previous conditions without the refusal
 	// condition, which only the refusals below decide.
 	get := func(kind, ns, name string) []engine.Condition {
-		var out []engine.Condition
-		for _, c := range prev[kind+" "+ns+"/"+name] {
-			if c.Type != condAccepted {
-				out = append(out, c)
+		conds := prev[kind+" "+ns+"/"+name]
+		for i, c := range conds {
+			if c.Type == condAccepted {
+				return append(append([]engine.Condition(nil), conds[:i]...), conds[i+1:]...)
 			}
 		}
-		return out
+		return conds
 	}
 	getAccepted := func(kind, ns, name string) []engine.Condition {
 		for _, c := range prev[kind+" "+ns+"/"+name] {

@@ -33,7 +33,10 @@ type Engine struct {
 	macs   map[string]string // boot MAC → site
 	// nmIndex finds NMStateConfigs by label, across sites.
 	nmIndex map[string][]nmRef
-	closed  bool
+	hwCache map[string]hardware
+	// steps counts the timers run, for benchmarks.
+	steps  uint64
+	closed bool
 
 	// anchorWall and anchorVirt map real to virtual time at finite speed.
 	anchorWall time.Time
@@ -79,6 +82,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		owners:    map[string]string{},
 		macs:      map[string]string{},
 		nmIndex:   map[string][]nmRef{},
+		hwCache:   map[string]hardware{},
 		published: map[string]*engine.SiteStatus{},
 		subs:      map[*subscriber]struct{}{},
 		wake:      make(chan struct{}, 1),
@@ -276,6 +280,14 @@ func (e *Engine) Advance(ctx context.Context, d time.Duration) error {
 	return e.commit()
 }
 
+// Steps is how many simulation steps (timers) the engine ran since it
+// started: what benchmarks divide by.
+func (e *Engine) Steps() uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.steps
+}
+
 // Flush commits and publishes what changed since the last commit.
 func (e *Engine) Flush(ctx context.Context) error { return e.commit() }
 
@@ -400,6 +412,7 @@ func (e *Engine) process(target time.Time, limit int) int {
 			e.now = t.At
 		}
 		e.runTimer(s, t)
+		e.steps++
 		n++
 	}
 	return n

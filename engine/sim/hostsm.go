@@ -24,10 +24,9 @@ func (o *op) hostMonitor() {
 
 func (o *op) refreshHost(h *host) {
 	in := o.hostInput(h)
+	// The operator validations (assisted.OperatorResults) all pass: no
+	// site enables an operator, so they change neither gates nor status.
 	rs := assisted.EvaluateHost(in)
-	if in.Cluster != nil {
-		rs = append(rs, assisted.OperatorResults(h.Day2)...)
-	}
 	np := assisted.NotPassing(rs)
 	if !h.Validated || !equalResults(h.Validations, np) {
 		h.Validations, h.Validated = np, true
@@ -43,7 +42,7 @@ func (o *op) refreshHost(h *host) {
 
 // hostInput gathers what the host validations read.
 func (o *op) hostInput(h *host) *assisted.HostInput {
-	hw, _ := parseHardware(h.Hardware)
+	hw := o.hw(h.Hardware)
 	in := &assisted.HostInput{
 		ID:                h.ID,
 		Inventory:         h.Inventory,
@@ -113,7 +112,7 @@ func (o *op) peerNetwork(h *host, hw hardware) (latency, loss float64) {
 		if p == h || effectiveRole(p) != role || p.Inventory == nil {
 			continue
 		}
-		phw, _ := parseHardware(p.Hardware)
+		phw := o.hw(p.Hardware)
 		latency = max(latency, hw.LatencyMs+phw.LatencyMs)
 		loss = max(loss, hw.PacketLossPct, phw.PacketLossPct)
 	}
@@ -373,7 +372,7 @@ func (o *op) progress(h *host, stage assisted.Stage, info string) {
 
 // onHostStatus reacts to a host entering a status: the agent's next steps.
 func (o *op) onHostStatus(h *host, old assisted.HostStatus) {
-	hw, _ := parseHardware(h.Hardware)
+	hw := o.hw(h.Hardware)
 	switch h.Status {
 	case assisted.HostPreparingForInstallation:
 		if hw.DisconnectAt == disconnectPreparing {
