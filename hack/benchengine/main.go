@@ -32,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -114,11 +115,23 @@ func run(args []string, stdout, stderr io.Writer) error {
 		state   = fs.String("state", "", "internal: the state directory")
 		speed   = fs.Float64("speed", 0, "internal: the speed, 0 for max")
 		timeout = fs.Duration("timeout", 10*time.Minute, "give up on a run after this long")
+		profile = fs.String("cpuprofile", "", "write the children's CPU profiles to this file prefix")
 	)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *child {
+		if *profile != "" {
+			f, err := os.Create(*profile)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return err
+			}
+			defer pprof.StopCPUProfile()
+		}
 		return runChild(*dir, *state, *speed, !*syncs, *timeout, stdout)
 	}
 	specs, err := parseSpecs(*runs)
@@ -150,6 +163,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		cargs := []string{"-child", "-dir", fleet, "-state", stateDir, "-speed", strconv.FormatFloat(s.speed, 'f', -1, 64), "-timeout", timeout.String()}
 		if *syncs {
 			cargs = append(cargs, "-sync")
+		}
+		if *profile != "" {
+			cargs = append(cargs, "-cpuprofile", *profile+"."+strings.NewReplacer(":", "-", "@", "-").Replace(s.String()))
 		}
 		cmd := exec.Command(self, cargs...)
 		cmd.Stderr = stderr
