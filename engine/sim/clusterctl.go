@@ -483,7 +483,7 @@ func (o *op) onClusterStatus(old assisted.ClusterStatus) {
 			o.schedule(tkFinalize, "", o.now.Add(timing.KubeconfigUpload))
 		}
 	case assisted.ClusterInstalled:
-		c.CompletedAt = o.now
+		c.CompletedAt, c.InstalledInfo = o.now, c.StatusInfo
 		c.FinalizePercent, c.TotalPercent = 100, 100
 		c.FinalizingStage = assisted.FinalizingDone
 		o.event(o.aciRef(), evCompleted, fmt.Sprintf("Successfully completed installing cluster %s", o.clusterName()))

@@ -116,15 +116,18 @@ type cluster struct {
 	PrepReason   string `json:"prepReason,omitempty"`
 	// BeforePending is the status to return to when no host is pending
 	// user action any more.
-	BeforePending    assisted.ClusterStatus   `json:"beforePending,omitempty"`
-	InstallStartedAt time.Time                `json:"installStartedAt,omitzero"`
-	CompletedAt      time.Time                `json:"completedAt,omitzero"`
-	PrepPercent      int                      `json:"prepPercent,omitempty"`
-	InstallPercent   int                      `json:"installPercent,omitempty"`
-	FinalizePercent  int                      `json:"finalizePercent,omitempty"`
-	TotalPercent     int                      `json:"totalPercent,omitempty"`
-	FinalizingStage  assisted.FinalizingStage `json:"finalizingStage,omitempty"`
-	FinalizingAt     time.Time                `json:"finalizingAt,omitzero"`
+	BeforePending    assisted.ClusterStatus `json:"beforePending,omitempty"`
+	InstallStartedAt time.Time              `json:"installStartedAt,omitzero"`
+	CompletedAt      time.Time              `json:"completedAt,omitzero"`
+	// InstalledInfo is the status info the cluster had when it was
+	// installed, kept after the day-2 conversion.
+	InstalledInfo   string                   `json:"installedInfo,omitempty"`
+	PrepPercent     int                      `json:"prepPercent,omitempty"`
+	InstallPercent  int                      `json:"installPercent,omitempty"`
+	FinalizePercent int                      `json:"finalizePercent,omitempty"`
+	TotalPercent    int                      `json:"totalPercent,omitempty"`
+	FinalizingStage assisted.FinalizingStage `json:"finalizingStage,omitempty"`
+	FinalizingAt    time.Time                `json:"finalizingAt,omitzero"`
 	// Kubeconfig is true once the installer controller uploaded it.
 	Kubeconfig bool `json:"kubeconfig,omitempty"`
 	// Operators maps monitored operators to "available" or "progressing".

@@ -147,6 +147,9 @@ func phase(st *siteState, mode ApproveMode) (engine.Phase, string) {
 		msg := c.StatusInfo + "."
 		if c.Status == assisted.ClusterAddingHosts {
 			msg = assisted.ClusterInfoInstalled + "."
+			if c.InstalledInfo != "" {
+				msg = c.InstalledInfo + "."
+			}
 		}
 		if n := day2Installing(st); n > 0 {
 			msg += fmt.Sprintf(" %d host(s) are being added.", n)
