@@ -64,7 +64,7 @@ func (o *op) hostBooted(key string) {
 		o.setHostStatus(h, status, assisted.InfoDiscovering)
 	} else {
 		h.Hardware = spec.Annotations[AnnotationHardware]
-		h.AgentUp, h.LastSeen = true, o.now
+		h.AgentUp, h.LastSeen, h.MediaDisconnected = true, o.now, false
 		o.registerHost(h)
 	}
 	o.schedule(tkInventory, h.ID, o.after(timing.Inventory, h.ID+"inventory"))
@@ -114,6 +114,10 @@ func (o *op) sendInventory(id string) {
 	}
 	if hw.DisconnectAt == disconnectDiscovery {
 		o.agentStops(h, "discovery")
+		return
+	}
+	if hw.MediaAt == disconnectDiscovery && !h.MediaDisconnected {
+		o.mediaDisconnect(h)
 		return
 	}
 	if h.Bound && st.Cluster != nil && !st.Cluster.Connectivity {
@@ -194,6 +198,9 @@ func (o *op) scheduleStage(h *host) {
 		return
 	case hw.DisconnectAt == string(s):
 		o.agentStops(h, "stage "+string(s))
+		return
+	case hw.MediaAt == string(s):
+		o.mediaDisconnect(h)
 		return
 	case s == assisted.StageRebooting:
 		// The machine reboots into the installed system: the discovery

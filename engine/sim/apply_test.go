@@ -3,6 +3,9 @@ package sim
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -195,5 +198,91 @@ func TestSubscribe(t *testing.T) {
 	}
 	cancel()
 	for range changes {
+	}
+}
+
+// Secret values in a bundle reach neither the status nor the store: the
+// engine keeps Secret names only.
+func TestSecretsStayInTheirSecret(t *testing.T) {
+	dir := t.TempDir()
+	e := newStepped(t, Options{StateDir: dir})
+	b := newSite("sec", 1, 0).bundle()
+	const value = "c2VjcmV0LXB1bGwtc2VjcmV0LXZhbHVlLTQyNDI0Mg=="
+	b.Objects = append(b.Objects,
+		obj("Secret", "sec", "pull-secret", 0, map[string]any{"type": "kubernetes.io/dockerconfigjson", "data": map[string]any{".dockerconfigjson": value}}),
+		obj("Secret", "sec", "sec-cp-0-bmc", 0, map[string]any{"stringData": map[string]any{"password": "hunter2-plain-bmc"}}))
+	apply(t, e, b, "r1")
+	runUntil(t, e, time.Minute, 3*time.Hour, func() bool { return status(t, e, "sec").Phase == engine.PhaseInstalled })
+	out, _ := json.Marshal(status(t, e, "sec"))
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := os.ReadFile(filepath.Join(dir, StoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{value, "hunter2-plain-bmc"} {
+		if strings.Contains(string(out), v) || strings.Contains(string(db), v) {
+			t.Errorf("secret value %q copied", v)
+		}
+	}
+	if !strings.Contains(string(db), "sec/pull-secret") {
+		t.Error("the Secret's name is not kept either")
+	}
+}
+
+// Malformed objects never panic the engine: they are read as absent or
+// refused, and the engine goes on.
+func TestMalformedBundles(t *testing.T) {
+	e := newStepped(t, Options{})
+	mangle := []func(*render.Bundle){
+		func(b *render.Bundle) { b.Objects = append(b.Objects, nil, &render.Object{Kind: "InfraEnv"}) },
+		func(b *render.Bundle) {
+			for _, o := range b.Objects {
+				o.Content["spec"] = "not a map"
+			}
+		},
+		func(b *render.Bundle) {
+			for _, o := range b.Objects {
+				if o.Kind == render.KindAgentClusterInstall {
+					o.Content["spec"].(map[string]any)["provisionRequirements"] = map[string]any{"controlPlaneAgents": "three"}
+				}
+			}
+		},
+		func(b *render.Bundle) {
+			for _, o := range b.Objects {
+				if o.Kind == render.KindBareMetalHost {
+					o.Content["metadata"].(map[string]any)["annotations"] = []any{"x"}
+				}
+			}
+		},
+		func(b *render.Bundle) {
+			for _, o := range b.Objects {
+				if o.Kind == render.KindAgentClusterInstall {
+					o.Content["metadata"].(map[string]any)["annotations"] = map[string]any{assisted.AnnotationInstallConfigOverrides: "{not json"}
+				}
+			}
+		},
+	}
+	for i, m := range mangle {
+		b := newSite(fmt.Sprintf("bad-%d", i), 3, 0).bundle()
+		m(b)
+		if err := e.Apply(context.Background(), b, "r1"); err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+	}
+	if err := e.Apply(context.Background(), &render.Bundle{}, "r1"); err == nil {
+		t.Error("a bundle without a site was accepted")
+	}
+	good := newSite("fine", 1, 0)
+	apply(t, e, good.bundle(), "r1")
+	runUntil(t, e, time.Minute, 3*time.Hour, func() bool { return status(t, e, "fine").Phase == engine.PhaseInstalled })
+	st := status(t, e, "bad-4")
+	if st.Phase != engine.PhaseFailed || !strings.Contains(st.Message, "Failed to parse 'agent-install.openshift.io/install-config-overrides' annotation") {
+		t.Errorf("overrides: %s %q", st.Phase, st.Message)
+	}
+	st = status(t, e, "bad-2")
+	if st.Phase != engine.PhaseFailed || !strings.Contains(st.Message, "spec.provisionRequirements.controlPlaneAgents") {
+		t.Errorf("counts: %s %q", st.Phase, st.Message)
 	}
 }

@@ -80,6 +80,24 @@ func TestInjectedFailures(t *testing.T) {
 			cluster: "insufficient", clusterI: assisted.ClusterInfoInsufficient,
 		},
 		{
+			name: "disconnected while preparing",
+			site: newSite("dp", 1, 0), hw: map[string]string{"dp-cp-0": "disconnectAt=preparing"},
+			phase: engine.PhaseProvisioning, host: "dp-cp-0", state: "disconnected", info: assisted.InfoDisconnected,
+			cluster: "insufficient", clusterI: assisted.ClusterInfoInsufficient, visited: "preparing-for-installation",
+		},
+		{
+			name: "media lost during discovery",
+			site: newSite("md", 1, 0), hw: map[string]string{"md-cp-0": "mediaAt=discovery"},
+			phase: engine.PhaseProvisioning, host: "md-cp-0", state: "disconnected", info: assisted.InfoMediaDisconnected,
+			cluster: "insufficient", clusterI: assisted.ClusterInfoInsufficient,
+		},
+		{
+			name: "media lost while installing",
+			site: newSite("mi", 1, 0), hw: map[string]string{"mi-cp-0": "mediaAt=installing"},
+			phase: engine.PhaseFailed, host: "mi-cp-0", state: "error", info: assisted.InfoMediaDisconnected,
+			cluster: "error", clusterI: assisted.ClusterInfoHostsInError,
+		},
+		{
 			name: "an image pull failure fails the preparation",
 			site: newSite("ip", 1, 0), hw: map[string]string{"ip-cp-0": "imagePull=fail"},
 			phase: engine.PhaseProvisioning, host: "ip-cp-0", state: "insufficient",

@@ -51,6 +51,7 @@ func (o *op) hostInput(h *host) *assisted.HostInput {
 		Day2:              h.Day2,
 		RequestedHostname: h.Hostname,
 		CheckedIn:         o.checkedIn(h),
+		MediaDisconnected: h.MediaDisconnected,
 		Stage:             h.Stage,
 		DiskSpeed:         h.DiskSpeed,
 		FailedImages:      h.ImagesFailed,
@@ -368,6 +369,22 @@ func (o *op) progress(h *host, stage assisted.Stage, info string) {
 	}
 	o.updateProgress()
 	o.scheduleStage(h)
+}
+
+// mediaDisconnect is the MediaDisconnect event: the agent reports that
+// it cannot read the discovery media (§1.4 other events).
+func (o *op) mediaDisconnect(h *host) {
+	h.MediaDisconnected = true
+	o.changed = true
+	o.event(agentRef(h), evInjected, fmt.Sprintf("Host %s: the discovery media was disconnected (%s mediaAt)", h.name(), AnnotationHardware))
+	switch s := h.Status; {
+	case s.Unbound():
+		o.setHostStatus(h, assisted.HostDisconnectedUnbound, assisted.InfoMediaDisconnected)
+	case s.In(assisted.HostDiscovering, assisted.HostInsufficient, assisted.HostKnown, assisted.HostPendingForInput, assisted.HostDisconnected, assisted.HostBinding):
+		o.setHostStatus(h, assisted.HostDisconnected, assisted.InfoMediaDisconnected)
+	case s.In(assisted.HostPreparingForInstallation, assisted.HostPreparingFailed, assisted.HostPreparingSuccessful, assisted.HostInstalling, assisted.HostInstallingInProgress, assisted.HostError):
+		o.setHostStatus(h, assisted.HostError, assisted.InfoMediaDisconnected)
+	}
 }
 
 // onHostStatus reacts to a host entering a status: the agent's next steps.

@@ -220,16 +220,19 @@ type host struct {
 	ClusterRef    string              `json:"clusterRef,omitempty"`
 	Sync          *assisted.SyncError `json:"sync,omitempty"`
 	// Machine and agent.
-	Hardware     string                   `json:"hardware,omitempty"` // the annotation value
-	Inventory    *assisted.Inventory      `json:"inventory,omitempty"`
-	AgentUp      bool                     `json:"agentUp,omitempty"`
-	LastSeen     time.Time                `json:"lastSeen,omitzero"`
-	Bootstrap    bool                     `json:"bootstrap,omitempty"`
-	InstallDisk  string                   `json:"installDisk,omitempty"`
-	DiskSpeed    assisted.DiskSpeed       `json:"diskSpeed,omitzero"`
-	ImagesDone   bool                     `json:"imagesDone,omitempty"`
-	ImagesFailed []string                 `json:"imagesFailed,omitempty"`
-	APIConn      assisted.APIConnectivity `json:"apiConn,omitzero"`
+	Hardware  string              `json:"hardware,omitempty"` // the annotation value
+	Inventory *assisted.Inventory `json:"inventory,omitempty"`
+	AgentUp   bool                `json:"agentUp,omitempty"`
+	// MediaDisconnected is set when the agent reported that the
+	// discovery media went away.
+	MediaDisconnected bool                     `json:"mediaDisconnected,omitempty"`
+	LastSeen          time.Time                `json:"lastSeen,omitzero"`
+	Bootstrap         bool                     `json:"bootstrap,omitempty"`
+	InstallDisk       string                   `json:"installDisk,omitempty"`
+	DiskSpeed         assisted.DiskSpeed       `json:"diskSpeed,omitzero"`
+	ImagesDone        bool                     `json:"imagesDone,omitempty"`
+	ImagesFailed      []string                 `json:"imagesFailed,omitempty"`
+	APIConn           assisted.APIConnectivity `json:"apiConn,omitzero"`
 	// Progress.
 	Stage          assisted.Stage `json:"stage,omitempty"`
 	StageStartedAt time.Time      `json:"stageStartedAt,omitzero"`
