@@ -181,13 +181,9 @@ func (e *Engine) Apply(ctx context.Context, b *render.Bundle, revision string) e
 func (e *Engine) Delete(ctx context.Context, name string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
-		return errors.New("delete: the engine is closed")
-	}
-	e.catchUp()
-	s := e.sites[name]
-	if s == nil {
-		return fmt.Errorf("delete %s: %w", name, engine.ErrNotFound)
+	s, err := e.siteLocked("delete", name)
+	if err != nil {
+		return err
 	}
 	if s.st.Deleting == nil {
 		o := e.op(s)
@@ -204,13 +200,9 @@ func (e *Engine) Delete(ctx context.Context, name string) error {
 func (e *Engine) Approve(ctx context.Context, siteName, agentOrHost string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
-		return errors.New("approve: the engine is closed")
-	}
-	e.catchUp()
-	s := e.sites[siteName]
-	if s == nil {
-		return fmt.Errorf("approve: site %s: %w", siteName, engine.ErrNotFound)
+	s, err := e.siteLocked("approve", siteName)
+	if err != nil {
+		return err
 	}
 	var names []string
 	for _, h := range s.st.Hosts {
@@ -228,6 +220,20 @@ func (e *Engine) Approve(ctx context.Context, siteName, agentOrHost string) erro
 		return fmt.Errorf("approve: site %s has no agent yet; wait until its hosts registered", siteName)
 	}
 	return fmt.Errorf("approve: site %s has no agent or host named %q; its agents are %s", siteName, agentOrHost, strings.Join(names, ", "))
+}
+
+// siteLocked brings the clock up to date and returns a site for an
+// operation; callers hold mu.
+func (e *Engine) siteLocked(verb, name string) (*site, error) {
+	if e.closed {
+		return nil, fmt.Errorf("%s: the engine is closed", verb)
+	}
+	e.catchUp()
+	s := e.sites[name]
+	if s == nil {
+		return nil, fmt.Errorf("%s: site %s: %w", verb, name, engine.ErrNotFound)
+	}
+	return s, nil
 }
 
 // Status reports one site as of the last commit.

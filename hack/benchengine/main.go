@@ -14,9 +14,8 @@
 // until every site's status is Installed. It prints one table row per run:
 // the time to render and apply every site, the wall time from the first
 // apply to the last site Installed, the virtual time that took, the
-// engine's event rate, and the child's peak resident set size (ru_maxrss
-// from wait4, Linux only), which covers rendering, the engine and its
-// store. MB are 10^6 bytes. Commits skip fsync unless -sync is given: the
+// engine's event rate, and the child's peak resident set size (VmHWM,
+// Linux only), which covers rendering, the engine and its store. MB are 10^6 bytes. Commits skip fsync unless -sync is given: the
 // store then survives a killed process but not a power loss.
 package main
 
@@ -101,6 +100,23 @@ type result struct {
 	InstallSec float64 `json:"installSec"`
 	VirtualMin float64 `json:"virtualMin"`
 	Failed     int     `json:"failed"`
+	// PeakRSS is the child's VmHWM in bytes, 0 where /proc does not say.
+	PeakRSS int64 `json:"peakRSS"`
+}
+
+// peakRSS reads the process's peak resident set size (VmHWM, Linux).
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -178,8 +194,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("run %s: child printed %q: %w", s, out, err)
 		}
 		rss := "n/a"
-		if n, ok := peakRSS(cmd.ProcessState); ok {
-			rss = fmt.Sprintf("%.0f", float64(n)/1e6)
+		if r.PeakRSS > 0 {
+			rss = fmt.Sprintf("%.0f", float64(r.PeakRSS)/1e6)
 		}
 		rate := r.VirtualMin * 60 / r.InstallSec
 		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.0f\t%.0f\t%s\t%d\t\n", s, r.Sites, r.ApplySec, r.InstallSec, r.VirtualMin, rate, rss, r.Failed)
@@ -258,6 +274,7 @@ func runChild(dir, state string, speed float64, noSync bool, timeout time.Durati
 		InstallSec: time.Since(start).Seconds(),
 		VirtualMin: e.Now().Sub(virtualStart).Minutes(),
 		Failed:     failed,
+		PeakRSS:    peakRSS(),
 	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
