@@ -57,12 +57,10 @@ func (o *op) reconcileAgents() {
 		// The Agent controller pushes role, hostname and pool only while
 		// the host can still change (updateIfNeeded).
 		if h.Status.Unbound() || h.Status.In(assisted.HostDiscovering, assisted.HostKnown, assisted.HostDisconnected, assisted.HostInsufficient, assisted.HostPendingForInput, assisted.HostBinding) {
-			role := h.SpecRole
-			if role == "" {
-				role = assisted.RoleAutoAssign
-			}
-			if h.Role != role {
-				h.Role = role
+			// An empty spec role leaves the role to the service (auto-assign,
+			// then what the installation assigns).
+			if h.SpecRole != "" && h.Role != h.SpecRole {
+				h.Role = h.SpecRole
 				o.changed = true
 			}
 			setStr(o, &h.Hostname, h.SpecHostname)

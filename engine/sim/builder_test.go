@@ -27,6 +27,8 @@ type siteBuilder struct {
 	aciAnnotations map[string]string
 	aciSpec        map[string]any
 	noPullSecret   bool
+	// autoRoles leaves the role annotation out: the service suggests roles.
+	autoRoles bool
 	extraHosts     []string // more worker names, after the counted ones
 }
 
@@ -143,6 +145,9 @@ func (s *siteBuilder) bundle() *render.Bundle {
 		ann := map[string]any{
 			"bmac.agent-install.openshift.io/hostname": h + ".example.net",
 			"bmac.agent-install.openshift.io/role":     s.role(h),
+		}
+		if s.autoRoles {
+			delete(ann, "bmac.agent-install.openshift.io/role")
 		}
 		if hw, ok := s.hardware[h]; ok {
 			ann[AnnotationHardware] = hw

@@ -207,3 +207,56 @@ func findCond(t testing.TB, st engine.SiteStatus, kind, typ string) engine.Condi
 	t.Fatalf("no %s condition on a %s in\n%s", typ, kind, dump(t, st))
 	return engine.Condition{}
 }
+
+// Two masters and an arbiter install; so do hosts whose roles the service
+// suggests (§11: the weakest qualifying hosts become masters).
+func TestArbiterAndSuggestedRoles(t *testing.T) {
+	e := newStepped(t, Options{})
+	arb := newSite("arb", 2, 1)
+	arb.arbiters = 1
+	apply(t, e, arb.bundle(), "r1")
+	auto := newSite("auto", 3, 2)
+	auto.autoRoles = true
+	auto.hardware["auto-w-0"] = "cpus=4,memoryMiB=16384"
+	auto.hardware["auto-w-1"] = "cpus=4,memoryMiB=16384"
+	apply(t, e, auto.bundle(), "r1")
+	o := observe(t, e, "arb")
+	a := observe(t, e, "auto")
+	defer func() {
+		if t.Failed() {
+			t.Logf("auto: %s %q", a.last.Phase, a.last.Message)
+		}
+	}()
+	o.until(30*time.Second, 4*time.Hour, func(st engine.SiteStatus) bool {
+		a.record()
+		return st.Phase == engine.PhaseInstalled && a.last.Phase == engine.PhaseInstalled
+	})
+	if a.last.Phase != engine.PhaseInstalled {
+		t.Fatalf("auto: %s", dump(t, a.last))
+	}
+	if got, want := o.stages["arb-arb-0"], stageNames(assisted.StagesMaster); !slices.Equal(got, want) {
+		t.Errorf("arbiter stages %v, want %v", got, want)
+	}
+	if h := hostNamed(o.last, "arb-arb-0"); h.Role != "arbiter" {
+		t.Errorf("arbiter role %q", h.Role)
+	}
+	roles := map[string]int{}
+	for _, h := range a.last.Hosts {
+		roles[h.Role]++
+	}
+	if roles["master"] != 3 || roles["worker"] != 2 {
+		t.Errorf("suggested roles %v", roles)
+	}
+	// The 4-core machines are the weakest: they qualify as masters
+	// (4 cores, 16 GiB) and are chosen first.
+	for _, n := range []string{"auto-w-0", "auto-w-1"} {
+		if h := hostNamed(a.last, n); h.Role != "master" {
+			t.Errorf("%s became %s", n, h.Role)
+		}
+	}
+	for _, r := range o.last.Resources {
+		if r.Kind == "InfraEnv" && !strings.HasPrefix(r.ISODownloadURL, "https://assisted-image-service.siteops.local/images/") {
+			t.Errorf("ISO URL %q", r.ISODownloadURL)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/engine/assisted"
+	"github.com/siteops/siteops/render"
 )
 
 // buildStatus is the site's status document, derived from its state
@@ -37,10 +38,16 @@ func buildStatus(st *siteState, mode ApproveMode) engine.SiteStatus {
 	}
 	out.Hosts = hostStatuses(st)
 	for _, rc := range st.Conditions {
-		out.Resources = append(out.Resources, engine.ResourceStatus{
+		rs := engine.ResourceStatus{
 			Kind: rc.Kind, Namespace: rc.Namespace, Name: rc.Name,
 			Conditions: append([]engine.Condition(nil), rc.Conditions...),
-		})
+		}
+		if rc.Kind == render.KindInfraEnv {
+			if ie := st.infraEnv(rc.Namespace, rc.Name); ie != nil {
+				rs.ISODownloadURL = ie.ISOURL
+			}
+		}
+		out.Resources = append(out.Resources, rs)
 	}
 	out.Events = append([]engine.Event(nil), st.Events...)
 	out.Phase, out.Message = phase(st, mode)
