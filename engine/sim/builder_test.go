@@ -28,8 +28,8 @@ type siteBuilder struct {
 	aciSpec        map[string]any
 	noPullSecret   bool
 	// autoRoles leaves the role annotation out: the service suggests roles.
-	autoRoles bool
-	extraHosts     []string // more worker names, after the counted ones
+	autoRoles  bool
+	extraHosts []string // more worker names, after the counted ones
 }
 
 // nextMACBase gives each test site its own MAC range.

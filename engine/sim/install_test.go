@@ -227,7 +227,7 @@ func TestArbiterAndSuggestedRoles(t *testing.T) {
 			t.Logf("auto: %s %q", a.last.Phase, a.last.Message)
 		}
 	}()
-	o.until(30*time.Second, 4*time.Hour, func(st engine.SiteStatus) bool {
+	o.until(5*time.Second, 4*time.Hour, func(st engine.SiteStatus) bool {
 		a.record()
 		return st.Phase == engine.PhaseInstalled && a.last.Phase == engine.PhaseInstalled
 	})
