@@ -137,7 +137,11 @@ func (e *Engine) resume(states map[string]*siteState) error {
 
 // Apply records the desired state of one site. A bundle that contradicts
 // itself or another site is refused: the site's status says why, and the
-// previously accepted bundle (if any) stays in force.
+// previously accepted bundle (if any) stays in force. The change is
+// committed with the runner's next batch (at once when idle); its status
+// is published after that commit. Flush commits at once. A process killed
+// in between loses the apply, not the state before it: the loop applies
+// the site again when it starts.
 func (e *Engine) Apply(ctx context.Context, b *render.Bundle, revision string) error {
 	if b == nil || b.Site == "" {
 		return errors.New("apply: the bundle names no site")
