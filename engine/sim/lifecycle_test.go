@@ -202,3 +202,32 @@ func TestSpecSyncError(t *testing.T) {
 	apply(t, e, s.bundle(), "r2")
 	o.until(30*time.Second, 3*time.Hour, phaseIs(engine.PhaseInstalled))
 }
+
+// A ready cluster whose hosts do not match provisionRequirements, or that
+// is on hold, waits, and says why (§11).
+func TestInstallationWaits(t *testing.T) {
+	e := newStepped(t, Options{})
+	counts := newSite("counts", 3, 0)
+	counts.aciSpec = map[string]any{"provisionRequirements": map[string]any{"controlPlaneAgents": 3, "workerAgents": 2}}
+	apply(t, e, counts.bundle(), "r1")
+	hold := newSite("hold", 1, 0)
+	hold.aciSpec = map[string]any{"holdInstallation": true}
+	apply(t, e, hold.bundle(), "r1")
+	o := observe(t, e, "counts")
+	h := observe(t, e, "hold")
+	o.until(30*time.Second, 2*time.Hour, func(st engine.SiteStatus) bool {
+		h.record()
+		return st.Phase == engine.PhasePending && h.last.Phase == engine.PhasePending && h.last.Cluster.State == "ready"
+	})
+	want := "The cluster currently requires exactly 3 master agents, 0 arbiter agents and 2 worker agents, but currently registered 3 master agents, 0 arbiter agents and 0 worker agents."
+	if o.last.Message != want {
+		t.Errorf("message %q", o.last.Message)
+	}
+	if c := findCond(t, h.last, "AgentClusterInstall", assisted.CondCompleted); c.Reason != assisted.ReasonInstallationOnHold {
+		t.Errorf("hold: %+v", c)
+	}
+	// Releasing the hold starts the installation.
+	hold.aciSpec = nil
+	apply(t, e, hold.bundle(), "r2")
+	h.until(30*time.Second, 3*time.Hour, phaseIs(engine.PhaseInstalled))
+}
