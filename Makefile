@@ -22,14 +22,17 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-# bench prints the render and check figures: wall time, sites/s and peak
-# RSS of `siteops render` and `siteops check` over generated fleets (check
-# beside conftest when it is on PATH), plus the Go micro-benchmarks.
+# bench prints the figures: wall time, sites/s and peak RSS of `siteops
+# render` and `siteops check` over generated fleets (check beside conftest
+# when it is on PATH), the engine's wall time to all Installed and peak RSS
+# of 3,500 single-node sites at --speed 60 and 10,000 at --speed max, plus
+# the Go micro-benchmarks.
 bench: build
 	$(GO) run ./hack/benchrender -bin $(BIN) -sizes $(BENCH_SIZES) -shapes $(BENCH_SHAPES) -manifests 20 -runs 3
 	$(GO) run ./hack/benchrender -bin $(BIN) -sizes 1000 -shapes sno,ha -layouts generators,overlays,files/clusterinstance -manifests 20 -runs 3
 	$(GO) run ./hack/benchcheck -bin $(BIN) -sizes $(BENCH_SIZES) -runs 3
-	$(GO) test -run '^$$' -bench . -benchmem ./render/ ./sites/ ./internal/yamlenc/ ./internal/kustomize/ ./policy/
+	$(GO) run ./hack/benchengine -runs sno:3500@60,sno:10000@max
+	$(GO) test -run '^$$' -bench . -benchmem ./render/ ./sites/ ./internal/yamlenc/ ./internal/kustomize/ ./policy/ ./engine/sim/
 
 # fuzz runs each decoder fuzz target for a short while.
 fuzz:

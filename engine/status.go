@@ -40,10 +40,13 @@ type Condition struct {
 
 // ResourceStatus is the status of one applied object.
 type ResourceStatus struct {
-	Kind       string      `json:"kind"`
-	Namespace  string      `json:"namespace,omitempty"`
-	Name       string      `json:"name"`
-	Conditions []Condition `json:"conditions,omitempty"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	// ISODownloadURL is an InfraEnv's status.isoDownloadURL: where a host
+	// that is not booted through a BareMetalHost gets its discovery image.
+	ISODownloadURL string      `json:"isoDownloadURL,omitempty"`
+	Conditions     []Condition `json:"conditions,omitempty"`
 }
 
 // Validation is one failing or pending validation of a host or cluster.
@@ -69,8 +72,21 @@ type HostStatus struct {
 	StateInfo string `json:"stateInfo,omitempty"`
 	Stage     string `json:"stage,omitempty"`
 	Percent   int    `json:"percent"`
+	// Approved is the Agent's spec.approved.
+	Approved bool `json:"approved,omitempty"`
 	// Validations lists the validations that do not pass.
 	Validations []Validation `json:"validations,omitempty"`
+}
+
+// ClusterMetadata is what the completion of an installation records
+// (AgentClusterInstall spec.clusterMetadata): the cluster's ids and the
+// names of the Secrets that hold the admin kubeconfig and password. It
+// names Secrets; it never holds their contents.
+type ClusterMetadata struct {
+	ClusterID                string `json:"clusterID"`
+	InfraID                  string `json:"infraID"`
+	AdminKubeconfigSecretRef string `json:"adminKubeconfigSecretRef,omitempty"`
+	AdminPasswordSecretRef   string `json:"adminPasswordSecretRef,omitempty"`
 }
 
 // ClusterStatus is the assisted-service cluster behind the site.
@@ -79,6 +95,14 @@ type ClusterStatus struct {
 	StateInfo   string       `json:"stateInfo,omitempty"`
 	Percent     int          `json:"percent"`
 	Validations []Validation `json:"validations,omitempty"`
+	// Installed is the ClusterDeployment's spec.installed, which Hive sets
+	// when the installation completed; InstallStartedAt and InstalledAt
+	// are its installStartedTimestamp and installedTimestamp.
+	Installed        bool       `json:"installed,omitempty"`
+	InstallStartedAt *time.Time `json:"installStartedAt,omitempty"`
+	InstalledAt      *time.Time `json:"installedAt,omitempty"`
+	// Metadata is set once the installation created the admin kubeconfig.
+	Metadata *ClusterMetadata `json:"clusterMetadata,omitempty"`
 }
 
 // Event is something that happened to the site, at virtual time.
