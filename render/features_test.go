@@ -183,6 +183,29 @@ spec:
 			},
 		},
 		{
+			name:  "deprecation warnings are written on overridden objects too",
+			extra: "    extraManifestPath: user\n    crTemplates: {AgentClusterInstall: t/aci.yaml, ConfigMap: t/cm.yaml}\n",
+			nodes: node + "      cpuset: 0-1\n",
+			files: map[string]string{
+				"user/01-x.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n",
+				"t/aci.yaml":     "apiVersion: extensions.hive.openshift.io/v1beta1\nkind: AgentClusterInstall\nmetadata:\n  name: c1\n  namespace: c1\n  annotations: {argocd.argoproj.io/sync-wave: \"1\", ran.openshift.io/ztp-warning-field-deprecation-cpuset: mine}\n",
+				"t/cm.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c1\n  namespace: c1\n  annotations: {argocd.argoproj.io/sync-wave: \"1\"}\n",
+			},
+			check: func(t *testing.T, b *render.Bundle) {
+				aci := object(t, b, "AgentClusterInstall", "c1")
+				if got := get(aci, "metadata", "annotations", render.AnnotationDeprecatedCpuset); got != render.DeprecatedCpusetMessage {
+					t.Errorf("cpuset warning on the overridden AgentClusterInstall = %v", got)
+				}
+				cm := object(t, b, "ConfigMap", "c1")
+				if got := get(cm, "metadata", "annotations", render.AnnotationDeprecatedExtraManifestPath); got != render.DeprecatedExtraManifestPathMessage {
+					t.Errorf("extraManifestPath warning on the overridden ConfigMap = %v", got)
+				}
+				if get(cm, "data", "01-x.yaml") == nil {
+					t.Error("the extra manifests are not merged into the overridden ConfigMap")
+				}
+			},
+		},
+		{
 			name:    "an override must keep the default sync wave",
 			extra:   "    crTemplates: {KlusterletAddonConfig: t/kac.yaml}\n",
 			nodes:   node,

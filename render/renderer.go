@@ -257,8 +257,8 @@ func (r *siteRender) crAnnotations(kind string, node int) map[string]string {
 
 // postProcess applies what every generated object gets, overridden or not
 // (siteconfig-v1.md §5.3): crAnnotations (never overwriting a generated
-// annotation), the ZTP annotation, the inspection annotation only when
-// disabled, and the ManagedCluster's auto-detect labels.
+// annotation), the ZTP annotation, the deprecation warnings, the inspection
+// annotation only when disabled, and the ManagedCluster's auto-detect labels.
 func (r *siteRender) postProcess(kind string, node int, content map[string]any) {
 	md := ensureMap(content, "metadata")
 	ann := ensureMap(md, "annotations")
@@ -282,6 +282,11 @@ func (r *siteRender) postProcess(kind string, node int, content map[string]any) 
 		}
 	}
 	ann[AnnotationZTPGenerated] = AnnotationZTPGeneratedValue
+	for _, d := range deprecations {
+		if d.kind == kind && d.used(r.cluster) {
+			ann[d.annotation] = d.message
+		}
+	}
 	if kind == KindManagedCluster {
 		labels := ensureMap(md, "labels")
 		for _, l := range []string{LabelVendor, LabelCloud} {
@@ -308,7 +313,6 @@ func (r *siteRender) manifestsConfigMap() error {
 			ObjectMeta: r.meta(KindConfigMap, c.ClusterName, c.ClusterName),
 			Data:       make(map[string]string, len(entries)),
 		}
-		r.deprecateExtraManifestPath(cm.Annotations)
 		for k, e := range entries {
 			cm.Data[k] = e.text
 		}
@@ -325,12 +329,6 @@ func (r *siteRender) manifestsConfigMap() error {
 	}
 	_, err = r.emitContent(KindConfigMap, -1, build, nil, finish)
 	return err
-}
-
-func (r *siteRender) deprecateExtraManifestPath(ann map[string]string) {
-	if r.cluster.ExtraManifestPath != "" {
-		ann[AnnotationDeprecatedExtraManifestPath] = DeprecatedExtraManifestPathMessage
-	}
 }
 
 // siteConfigMap renders the v2 site ConfigMap (siteconfig-v1.md §3.1).
@@ -350,7 +348,6 @@ func (r *siteRender) siteConfigMap() error {
 		Data:       scm.Data,
 	}
 	cm.Annotations[AnnotationSyncWave] = itoa(siteConfigMapWave)
-	r.deprecateExtraManifestPath(cm.Annotations)
 	content, err := toContent(KindConfigMap, cm)
 	if err != nil {
 		return err

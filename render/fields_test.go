@@ -1,0 +1,248 @@
+package render_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// fieldSite sets every SiteConfig field that reaches a rendered object, each
+// to a value of its own, so that each can be followed to where
+// siteconfig-v1.md §3.1 says it goes.
+const fieldSite = `apiVersion: ran.openshift.io/v1
+kind: SiteConfig
+metadata: {name: s}
+spec:
+  baseDomain: example.com
+  pullSecretRef: {name: ps}
+  clusterImageSetNameRef: img-site
+  sshPublicKey: ssh-ed25519 AAAA key
+  clusters:
+  - clusterName: c1
+    clusterImageSetNameRef: img-c1
+    networkType: OpenShiftSDN
+    holdInstallation: true
+    apiVIP: 192.0.2.10
+    ingressVIP: 192.0.2.11
+    apiVIPs: [192.0.2.10, "2001:db8::10"]
+    ingressVIPs: [192.0.2.11, "2001:db8::11"]
+    clusterNetwork: [{cidr: 10.128.0.0/14, hostPrefix: 23}, {cidr: "fd01::/48", hostPrefix: 64}]
+    machineNetwork: [{cidr: 192.0.2.0/24}, {cidr: "2001:db8::/64"}]
+    serviceNetwork: [172.30.0.0/16, "fd02::/112"]
+    additionalNTPSources: [ntp1.example.com, 192.0.2.1]
+    proxy: {httpProxy: "http://p:3128", httpsProxy: "http://p:3129", noProxy: .example.com}
+    ignitionConfigOverride: '{"ignition":{"version":"3.2.0"}}'
+    clusterLabels: {common: true, du: "", vendor: X}
+    nodes:
+    - hostName: m0
+      role: master
+      bmcAddress: idrac-virtualmedia://192.0.2.20/redfish/v1/Systems/System.Embedded.1
+      bmcCredentialsName: {name: m0-bmc}
+      bootMACAddress: "AA:BB:CC:00:00:01"
+      bootMode: UEFISecureBoot
+      automatedCleaningMode: metadata
+      rootDeviceHints: {deviceName: /dev/sda, rotational: false}
+      userData: {name: ud, namespace: c1}
+      installerArgs: '["--append-karg","x"]'
+      ignitionConfigOverride: '{"ignition":{"version":"3.1.0"}}'
+      nodeLabels: {a/b: c, empty: ""}
+      ironicInspect: disabled
+      nodeNetwork:
+        interfaces: [{name: eno1, macAddress: "AA:BB:CC:00:00:01"}]
+        config: {dns-resolver: {config: {server: [192.0.2.1]}}, interfaces: [{name: eno1, mtu: 9000}]}
+    - hostName: m1
+      bmcAddress: redfish://192.0.2.21/x
+      bootMACAddress: "AA:BB:CC:00:00:02"
+      ironicInspect: enabled
+    - hostName: m2
+      role: ""
+      bmcAddress: redfish://192.0.2.22/x
+      bootMACAddress: "AA:BB:CC:00:00:03"
+    - hostName: w0
+      role: worker
+      bmcAddress: redfish://192.0.2.23/x
+      bootMACAddress: "AA:BB:CC:00:00:04"
+    - hostName: i0
+      role: infra
+      bmcAddress: redfish://192.0.2.24/x
+      bootMACAddress: "AA:BB:CC:00:00:05"
+`
+
+func TestSiteConfigFieldsReachTheirRenderedField(t *testing.T) {
+	b, problems := renderMap(t, map[string]string{"site.yaml": fieldSite}, "")
+	if b == nil {
+		t.Fatalf("not rendered: %v", problems)
+	}
+	tests := []struct {
+		kind, name, path string
+		want             string // YAML; "<absent>" when the key must not be there
+	}{
+		{"Namespace", "c1", "metadata.labels.name", "c1"},
+		{"AgentClusterInstall", "c1", "metadata.annotations[agent-install.openshift.io/install-config-overrides]", `'{"networking":{"networkType":"OpenShiftSDN"}}'`},
+		{"AgentClusterInstall", "c1", "spec.clusterDeploymentRef.name", "c1"},
+		{"AgentClusterInstall", "c1", "spec.holdInstallation", "true"},
+		{"AgentClusterInstall", "c1", "spec.imageSetRef.name", "img-c1"},
+		{"AgentClusterInstall", "c1", "spec.apiVIP", "192.0.2.10"},
+		{"AgentClusterInstall", "c1", "spec.ingressVIP", "192.0.2.11"},
+		{"AgentClusterInstall", "c1", "spec.apiVIPs", `[192.0.2.10, "2001:db8::10"]`},
+		{"AgentClusterInstall", "c1", "spec.ingressVIPs", `[192.0.2.11, "2001:db8::11"]`},
+		{"AgentClusterInstall", "c1", "spec.networking.clusterNetwork", `[{cidr: 10.128.0.0/14, hostPrefix: 23}, {cidr: "fd01::/48", hostPrefix: 64}]`},
+		{"AgentClusterInstall", "c1", "spec.networking.machineNetwork", `[{cidr: 192.0.2.0/24}, {cidr: "2001:db8::/64"}]`},
+		{"AgentClusterInstall", "c1", "spec.networking.serviceNetwork", `[172.30.0.0/16, "fd02::/112"]`},
+		{"AgentClusterInstall", "c1", "spec.provisionRequirements", "{controlPlaneAgents: 3, workerAgents: 2}"},
+		{"AgentClusterInstall", "c1", "spec.proxy", `{httpProxy: "http://p:3128", httpsProxy: "http://p:3129", noProxy: .example.com}`},
+		{"AgentClusterInstall", "c1", "spec.sshPublicKey", "ssh-ed25519 AAAA key"},
+		{"AgentClusterInstall", "c1", "spec.manifestsConfigMapRef", "{name: c1}"},
+		{"AgentClusterInstall", "c1", "spec.manifestsConfigMapRefs", "<absent>"},
+		{"ClusterDeployment", "c1", "spec.baseDomain", "example.com"},
+		{"ClusterDeployment", "c1", "spec.clusterName", "c1"},
+		{"ClusterDeployment", "c1", "spec.pullSecretRef", "{name: ps}"},
+		{"ClusterDeployment", "c1", "spec.platform.agentBareMetal.agentSelector.matchLabels", "{cluster-name: c1}"},
+		{"ClusterDeployment", "c1", "spec.clusterInstallRef", "{group: extensions.hive.openshift.io, kind: AgentClusterInstall, name: c1, version: v1beta1}"},
+		{"InfraEnv", "c1", "spec.clusterRef", "{name: c1, namespace: c1}"},
+		{"InfraEnv", "c1", "spec.sshAuthorizedKey", "ssh-ed25519 AAAA key"},
+		{"InfraEnv", "c1", "spec.proxy", `{httpProxy: "http://p:3128", httpsProxy: "http://p:3129", noProxy: .example.com}`},
+		{"InfraEnv", "c1", "spec.pullSecretRef", "{name: ps}"},
+		{"InfraEnv", "c1", "spec.ignitionConfigOverride", `'{"ignition":{"version":"3.2.0"}}'`},
+		{"InfraEnv", "c1", "spec.nmStateConfigLabelSelector.matchLabels", "{nmstate-label: c1}"},
+		{"InfraEnv", "c1", "spec.additionalNTPSources", "[ntp1.example.com, 192.0.2.1]"},
+		{"NMStateConfig", "m0", "metadata.labels", "{nmstate-label: c1}"},
+		{"NMStateConfig", "m0", "spec.interfaces", `[{name: eno1, macAddress: "AA:BB:CC:00:00:01"}]`},
+		{"NMStateConfig", "m0", "spec.config", "{dns-resolver: {config: {server: [192.0.2.1]}}, interfaces: [{name: eno1, mtu: 9000}]}"},
+		{"BareMetalHost", "m0", "metadata.annotations[inspect.metal3.io]", "disabled"},
+		{"BareMetalHost", "m0", "metadata.annotations[bmac.agent-install.openshift.io.node-label.a/b]", "c"},
+		{"BareMetalHost", "m0", "metadata.annotations[bmac.agent-install.openshift.io.node-label.empty]", `""`},
+		{"BareMetalHost", "m0", "metadata.annotations[bmac.agent-install.openshift.io/hostname]", "m0"},
+		{"BareMetalHost", "m0", "metadata.annotations[bmac.agent-install.openshift.io/installer-args]", `'["--append-karg","x"]'`},
+		{"BareMetalHost", "m0", "metadata.annotations[bmac.agent-install.openshift.io/ignition-config-overrides]", `'{"ignition":{"version":"3.1.0"}}'`},
+		{"BareMetalHost", "m0", "metadata.annotations[bmac.agent-install.openshift.io/role]", "master"},
+		{"BareMetalHost", "m0", "metadata.labels", "{infraenvs.agent-install.openshift.io: c1}"},
+		{"BareMetalHost", "m0", "spec.bootMode", "UEFISecureBoot"},
+		{"BareMetalHost", "m0", "spec.bmc", "{address: idrac-virtualmedia://192.0.2.20/redfish/v1/Systems/System.Embedded.1, disableCertificateVerification: true, credentialsName: m0-bmc}"},
+		{"BareMetalHost", "m0", "spec.bootMACAddress", `"AA:BB:CC:00:00:01"`},
+		{"BareMetalHost", "m0", "spec.automatedCleaningMode", "metadata"},
+		{"BareMetalHost", "m0", "spec.online", "true"},
+		{"BareMetalHost", "m0", "spec.rootDeviceHints", "{deviceName: /dev/sda, rotational: false}"},
+		{"BareMetalHost", "m0", "spec.userData", "{name: ud, namespace: c1}"},
+		// Defaults, and an explicit ironicInspect: enabled, which writes nothing.
+		{"BareMetalHost", "m1", "metadata.annotations[inspect.metal3.io]", "<absent>"},
+		{"BareMetalHost", "m1", "metadata.annotations[bmac.agent-install.openshift.io/role]", "master"},
+		{"BareMetalHost", "m1", "spec.bootMode", "UEFI"},
+		{"BareMetalHost", "m1", "spec.automatedCleaningMode", "disabled"},
+		{"BareMetalHost", "m1", "spec.bmc.credentialsName", "<absent>"},
+		{"BareMetalHost", "m1", "spec.rootDeviceHints", "<absent>"},
+		{"BareMetalHost", "m1", "spec.userData", "<absent>"},
+		// An explicit empty role counts as master and drops the annotation.
+		{"BareMetalHost", "m2", "metadata.annotations[bmac.agent-install.openshift.io/role]", "<absent>"},
+		// Any role but master counts as a worker and is written as is.
+		{"BareMetalHost", "i0", "metadata.annotations[bmac.agent-install.openshift.io/role]", "infra"},
+		{"BareMetalHost", "w0", "metadata.annotations[bmac.agent-install.openshift.io/role]", "worker"},
+		{"ManagedCluster", "c1", "metadata.labels", `{common: "true", du: "", vendor: X, cloud: auto-detect}`},
+		{"ManagedCluster", "c1", "spec", "{hubAcceptsClient: true}"},
+		{"KlusterletAddonConfig", "c1", "spec", `{clusterName: c1, clusterNamespace: c1, applicationManager: {enabled: false},
+			certPolicyController: {enabled: false}, iamPolicyController: {enabled: false}, policyController: {enabled: true},
+			searchCollector: {enabled: false}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind+"/"+tt.name+"/"+tt.path, func(t *testing.T) {
+			got, ok := lookupPath(object(t, b, tt.kind, tt.name), tt.path)
+			if tt.want == "<absent>" {
+				if ok {
+					t.Errorf("%s is %v, want it left out", tt.path, got)
+				}
+				return
+			}
+			var want any
+			if err := yaml.Unmarshal([]byte(tt.want), &want); err != nil {
+				t.Fatal(err)
+			}
+			if !ok || !sameData(got, want) {
+				t.Errorf("%s = %#v, want %#v", tt.path, got, want)
+			}
+		})
+	}
+	for _, o := range b.Objects {
+		if o.Kind == "NMStateConfig" && o.Name != "m0" {
+			t.Errorf("NMStateConfig %s rendered for a host without nodeNetwork", o.Name)
+		}
+	}
+}
+
+// lookupPath follows a path such as a.b[key.with.dots].c through maps.
+func lookupPath(m map[string]any, path string) (any, bool) {
+	var v any = m
+	for path != "" {
+		var key string
+		switch {
+		case strings.HasPrefix(path, "["):
+			end := strings.Index(path, "]")
+			key, path = path[1:end], strings.TrimPrefix(path[end+1:], ".")
+		default:
+			end := strings.IndexAny(path, ".[")
+			if end < 0 {
+				end = len(path)
+			}
+			key, path = path[:end], strings.TrimPrefix(path[end:], ".")
+		}
+		mm, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = mm[key]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// sameData compares rendered content with parsed YAML: numbers by value,
+// whatever their Go type.
+func sameData(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			if !sameData(v, y[k]) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameData(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if fa, ok := number(a); ok {
+		fb, ok := number(b)
+		return ok && fa == fb
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case int32:
+		return float64(n), true
+	case uint64:
+		return float64(n), true
+	case float64:
+		return n, true
+	}
+	return 0, false
+}
