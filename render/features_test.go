@@ -183,6 +183,56 @@ spec:
 			},
 		},
 		{
+			name:  "placeholders are whole values of mappings; lists and mixed text are kept as written",
+			nodes: node + "      crTemplates: {BareMetalHost: t/bmh.yaml}\n",
+			files: map[string]string{"t/bmh.yaml": `apiVersion: metal3.io/v1alpha1
+kind: BareMetalHost
+metadata:
+  name: "{{.Node.HostName}}"
+  namespace: "{{   .Cluster.ClusterName }}"
+  annotations:
+    argocd.argoproj.io/sync-wave: "3"
+    example.com/list: ["{{ .Node.HostName }}", {host: "{{ .Node.HostName }}"}]
+    example.com/suffix: "{{ .Node.HostName }}-data"
+    example.com/two: "{{ .Cluster.ClusterName }}-{{ .Node.HostName }}"
+    example.com/piped: "{{ .Node.HostName | quote }}"
+    example.com/through-nodes: "{{ .Cluster.Nodes.BmcAddress }}"
+    example.com/through-clusters: "{{ .Site.Clusters.ClusterName }}"
+    example.com/into-a-map: "{{ .Node.NodeLabels.zone }}"
+spec:
+  bootMACAddress: "{{ .Node.BootMACAddress }}"
+`},
+			check: func(t *testing.T, b *render.Bundle) {
+				bmh := object(t, b, "BareMetalHost", "n0")
+				ann := get(bmh, "metadata", "annotations").(map[string]any)
+				want := map[string]any{
+					"example.com/list":             []any{"{{ .Node.HostName }}", map[string]any{"host": "{{ .Node.HostName }}"}},
+					"example.com/suffix":           "{{ .Node.HostName }}-data",
+					"example.com/through-nodes":    "redfish://192.0.2.1/x",
+					"example.com/through-clusters": "c1",
+				}
+				for k, v := range want {
+					if !sameData(ann[k], v) {
+						t.Errorf("annotation %s = %#v, want %#v", k, ann[k], v)
+					}
+				}
+				for _, k := range []string{"example.com/two", "example.com/piped", "example.com/into-a-map"} {
+					if v, ok := ann[k]; ok {
+						t.Errorf("annotation %s = %#v; a placeholder naming no field removes its key", k, v)
+					}
+				}
+				if get(bmh, "metadata", "name") != "n0" || get(bmh, "metadata", "namespace") != "c1" {
+					t.Errorf("metadata %v", get(bmh, "metadata"))
+				}
+			},
+		},
+		{
+			name:    "a placeholder outside .Site, .Cluster and .Node is an error",
+			nodes:   node + "      crTemplates: {BareMetalHost: t/bmh.yaml}\n",
+			files:   map[string]string{"t/bmh.yaml": "apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: n0\n  namespace: c1\n  annotations: {argocd.argoproj.io/sync-wave: \"3\"}\nspec: {online: \"{{ .Spec.Online }}\"}\n"},
+			problem: "placeholder {{ .Spec.Online }} could not be translated",
+		},
+		{
 			name:  "deprecation warnings are written on overridden objects too",
 			extra: "    extraManifestPath: user\n    crTemplates: {AgentClusterInstall: t/aci.yaml, ConfigMap: t/cm.yaml}\n",
 			nodes: node + "      cpuset: 0-1\n",
