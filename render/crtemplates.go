@@ -28,53 +28,78 @@ func (r *siteRender) crTemplatePath(kind string, node int) (p, field string) {
 }
 
 // applyCRTemplate replaces def by the kind's override, if the site has one.
-// Its errors are problems on the crTemplates entry.
+// Its errors are problems on the crTemplates entry. An override that
+// renders another name or namespace than def is ignored, with a warning;
+// a ConfigMap override is tried on both ConfigMaps of a v2 site, so it is
+// only warned about when it fits neither (see warnIgnoredConfigMap).
 func (r *siteRender) applyCRTemplate(kind string, node int, def map[string]any) (map[string]any, error) {
 	p, field := r.crTemplatePath(kind, node)
 	if p == "" {
 		return def, nil
 	}
-	obj, err := r.crTemplate(kind, node, p, def)
+	obj, ignored, err := r.crTemplate(kind, node, p, def)
 	if err != nil {
 		return nil, r.site.Problem(field, "%v", err)
+	}
+	if kind == KindConfigMap {
+		r.configMapOverrides = append(r.configMapOverrides, ignored)
+	} else if ignored != "" {
+		r.warn(ignored)
 	}
 	return obj, nil
 }
 
-func (r *siteRender) crTemplate(kind string, node int, p string, def map[string]any) (map[string]any, error) {
+// warnIgnoredConfigMap warns about a ConfigMap override that fitted none
+// of the site's ConfigMaps.
+func (r *siteRender) warnIgnoredConfigMap() {
+	for _, ignored := range r.configMapOverrides {
+		if ignored == "" {
+			return
+		}
+	}
+	for _, ignored := range r.configMapOverrides {
+		r.warn(ignored)
+	}
+}
+
+// crTemplate reads and checks an override. When it renders another name
+// or namespace than def, def is returned with the reason it was ignored.
+func (r *siteRender) crTemplate(kind string, node int, p string, def map[string]any) (obj map[string]any, ignored string, err error) {
 	f := r.site.Files.Files[p]
 	if f == nil {
-		return nil, fmt.Errorf("crTemplates %s: %s was not loaded", kind, p)
+		return nil, "", fmt.Errorf("crTemplates %s: %s was not loaded", kind, p)
 	}
-	obj, err := sites.DecodeManifest(f.Path, f.Data)
+	obj, err = sites.DecodeManifest(f.Path, f.Data)
 	if err != nil {
-		return nil, fmt.Errorf("crTemplates %s: %v", kind, err)
+		return nil, "", fmt.Errorf("crTemplates %s: %v", kind, err)
 	}
 	if err := r.substitute(obj, node); err != nil {
-		return nil, fmt.Errorf("crTemplates %s (%s): %v", kind, p, err)
+		return nil, "", fmt.Errorf("crTemplates %s (%s): %v", kind, p, err)
 	}
 	if k, _ := obj["kind"].(string); k != kind {
-		return nil, fmt.Errorf("crTemplates %s: %s holds kind %q; it must hold a %s", kind, p, clipString(k), kind)
+		return nil, "", fmt.Errorf("crTemplates %s: %s holds kind %q; it must hold a %s", kind, p, clipString(k), kind)
 	}
 	md, ok := obj["metadata"].(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("crTemplates %s: %s has no metadata", kind, p)
+		return nil, "", fmt.Errorf("crTemplates %s: %s has no metadata", kind, p)
+	}
+	// An override for another object is ignored before its annotations are
+	// checked: a ConfigMap override for the site ConfigMap carries that
+	// ConfigMap's sync wave.
+	if str(obj, "metadata", "name") != str(def, "metadata", "name") || str(obj, "metadata", "namespace") != str(def, "metadata", "namespace") {
+		return def, fmt.Sprintf("crTemplates %s: %s renders %s/%s, not %s/%s; the override is ignored and the default is used",
+			kind, p, str(obj, "metadata", "namespace"), str(obj, "metadata", "name"),
+			str(def, "metadata", "namespace"), str(def, "metadata", "name")), nil
 	}
 	ann, ok := md["annotations"].(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("crTemplates %s: %s has no metadata.annotations; it needs at least %s", kind, p, AnnotationSyncWave)
+		return nil, "", fmt.Errorf("crTemplates %s: %s has no metadata.annotations; it needs at least %s", kind, p, AnnotationSyncWave)
 	}
 	want := str(def, "metadata", "annotations", AnnotationSyncWave)
 	if got, _ := ann[AnnotationSyncWave].(string); got != want {
-		return nil, fmt.Errorf("crTemplates %s: %s has sync-wave %q; it must keep the default %q", kind, p, got, want)
+		return nil, "", fmt.Errorf("crTemplates %s: %s has sync-wave %q; it must keep the default %q", kind, p, got, want)
 	}
-	if str(obj, "metadata", "name") != str(def, "metadata", "name") || str(obj, "metadata", "namespace") != str(def, "metadata", "namespace") {
-		r.warn(fmt.Sprintf("crTemplates %s: %s renders %s/%s, not %s/%s; the override is ignored and the default is used",
-			kind, p, str(obj, "metadata", "namespace"), str(obj, "metadata", "name"),
-			str(def, "metadata", "namespace"), str(def, "metadata", "name")))
-		return def, nil
-	}
-	return obj, nil
+	return obj, "", nil
 }
 
 // substitute replaces placeholders in place, the way the generator does

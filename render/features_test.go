@@ -84,6 +84,7 @@ func TestCRTemplates(t *testing.T) {
 		check   func(t *testing.T, b *render.Bundle)
 		problem string // an error problem containing this, instead of a bundle
 		warning string
+		v2      bool // a ran.openshift.io/v2 SiteConfig
 	}{
 		{
 			name:  "AgentClusterInstall placeholders see the derived overrides and image set",
@@ -233,6 +234,54 @@ spec:
 			problem: "placeholder {{ .Spec.Online }} could not be translated",
 		},
 		{
+			name:  "a ConfigMap override that renders the site ConfigMap's name applies to it alone",
+			v2:    true,
+			extra: "    siteConfigMap: {data: {k: v}}\n    crTemplates: {ConfigMap: t/cm.yaml}\n",
+			nodes: node,
+			files: map[string]string{"t/cm.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: "{{ .Cluster.SiteConfigMap.Name }}"
+  namespace: "{{ .Cluster.SiteConfigMap.Namespace }}"
+  annotations: {argocd.argoproj.io/sync-wave: "2", example.com/x: "y"}
+data: {other: "1"}
+`},
+			check: func(t *testing.T, b *render.Bundle) {
+				site := object(t, b, "ConfigMap", "ztp-site-c1")
+				if get(site, "metadata", "annotations", "example.com/x") != "y" || !sameData(get(site, "data"), map[string]any{"other": "1"}) {
+					t.Errorf("site ConfigMap %v, want the override", site)
+				}
+				if get(object(t, b, "ConfigMap", "c1"), "metadata", "annotations", "example.com/x") != nil {
+					t.Error("the override reached the extra-manifest ConfigMap")
+				}
+			},
+		},
+		{
+			name:  "a ConfigMap override for the extra-manifest ConfigMap leaves the site ConfigMap alone, without a warning",
+			v2:    true,
+			extra: "    siteConfigMap: {name: site-cm, data: {}}\n    crTemplates: {ConfigMap: t/cm.yaml}\n",
+			nodes: node,
+			files: map[string]string{"t/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c1\n  namespace: c1\n  annotations: {argocd.argoproj.io/sync-wave: \"1\", example.com/x: y}\n"},
+			check: func(t *testing.T, b *render.Bundle) {
+				site := object(t, b, "ConfigMap", "site-cm")
+				if get(site, "metadata", "namespace") != "ztp-site" || !sameData(get(site, "data"), map[string]any{}) {
+					t.Errorf("site ConfigMap %v, want namespace ztp-site and data {}", site)
+				}
+				if get(object(t, b, "ConfigMap", "c1"), "metadata", "annotations", "example.com/x") != "y" {
+					t.Error("the override did not reach the extra-manifest ConfigMap")
+				}
+			},
+		},
+		{
+			name:    "a ConfigMap override that fits neither ConfigMap is ignored with a warning",
+			v2:      true,
+			extra:   "    siteConfigMap: {name: site-cm}\n    crTemplates: {ConfigMap: t/cm.yaml}\n",
+			nodes:   node,
+			files:   map[string]string{"t/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n  namespace: c1\n  annotations: {argocd.argoproj.io/sync-wave: \"1\"}\n"},
+			warning: "renders c1/other, not c1/c1; the override is ignored",
+			check:   func(t *testing.T, b *render.Bundle) { object(t, b, "ConfigMap", "site-cm") },
+		},
+		{
 			name:  "deprecation warnings are written on overridden objects too",
 			extra: "    extraManifestPath: user\n    crTemplates: {AgentClusterInstall: t/aci.yaml, ConfigMap: t/cm.yaml}\n",
 			nodes: node + "      cpuset: 0-1\n",
@@ -284,7 +333,11 @@ spec:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			files := map[string]string{"site.yaml": baseSite + tt.extra + tt.nodes}
+			site := baseSite
+			if tt.v2 {
+				site = strings.Replace(site, "ran.openshift.io/v1", "ran.openshift.io/v2", 1)
+			}
+			files := map[string]string{"site.yaml": site + tt.extra + tt.nodes}
 			for k, v := range tt.files {
 				files[k] = v
 			}

@@ -75,6 +75,9 @@ type siteRender struct {
 	data     *sites.Clusters
 	problems sites.Problems
 	objs     []*Object
+	// configMapOverrides holds, for each ConfigMap a ConfigMap crTemplate
+	// was tried on, why it was ignored ("" when it was applied).
+	configMapOverrides []string
 }
 
 func (r *siteRender) fieldError(field, format string, args ...any) error {
@@ -94,13 +97,19 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // it renders anything (siteconfig-v1.md §5.1): NetworkType holds the
 // finished install-config overrides JSON, which is what the default
 // AgentClusterInstall's "{{ .Cluster.NetworkType }}" placeholder expects,
-// and ClusterImageSetNameRef falls back to the site's.
+// ClusterImageSetNameRef falls back to the site's, and a v2 site ConfigMap
+// with data but no name gets its default name.
 func derivedData(s *sites.Site) *sites.Clusters {
 	d := *s.Cluster
 	if overrides, err := installConfigOverrides(s.Cluster); err == nil {
 		d.NetworkType = overrides
 	}
 	d.ClusterImageSetNameRef = imageSet(s.Cluster, s.Spec())
+	if scm := d.SiteConfigMap; scm != nil && scm.Name == "" && len(scm.Data) > 0 {
+		named := *scm
+		named.Name = siteConfigMapNamePrefix + d.ClusterName
+		d.SiteConfigMap = &named
+	}
 	return &d
 }
 
@@ -167,6 +176,7 @@ func (r *siteRender) render() ([]*Object, error) {
 	if err := r.siteConfigMap(); err != nil {
 		return nil, err
 	}
+	r.warnIgnoredConfigMap()
 	for _, st := range []struct {
 		kind  string
 		build func() (any, error)
@@ -331,29 +341,24 @@ func (r *siteRender) manifestsConfigMap() error {
 	return err
 }
 
-// siteConfigMap renders the v2 site ConfigMap (siteconfig-v1.md §3.1).
+// siteConfigMap renders the v2 site ConfigMap (siteconfig-v1.md §3.1). A
+// ConfigMap crTemplate applies to it as to the extra-manifest ConfigMap,
+// when it renders its name and namespace.
 func (r *siteRender) siteConfigMap() error {
-	c := r.cluster
-	scm := c.SiteConfigMap
-	if scm == nil || (scm.Name == "" && len(scm.Data) == 0) || r.suppressed(KindConfigMap, -1) {
-		return nil
+	scm := r.data.SiteConfigMap
+	if scm == nil || scm.Name == "" {
+		return nil // no site ConfigMap without a name or data
 	}
-	name := scm.Name
-	if name == "" {
-		name = "ztp-site-" + c.ClusterName
+	build := func() (any, error) {
+		md := r.meta(KindConfigMap, scm.Name, scm.Namespace)
+		md.Annotations[AnnotationSyncWave] = itoa(siteConfigMapWave)
+		return &corev1.ConfigMap{TypeMeta: typeMeta("v1", KindConfigMap), ObjectMeta: md, Data: scm.Data}, nil
 	}
-	cm := &corev1.ConfigMap{
-		TypeMeta:   typeMeta("v1", KindConfigMap),
-		ObjectMeta: r.meta(KindConfigMap, name, scm.Namespace),
-		Data:       scm.Data,
+	complete := func(content map[string]any) {
+		if scm.Data != nil && len(scm.Data) == 0 {
+			content["data"] = map[string]any{} // written as set
+		}
 	}
-	cm.Annotations[AnnotationSyncWave] = itoa(siteConfigMapWave)
-	content, err := toContent(KindConfigMap, cm)
-	if err != nil {
-		return err
-	}
-	r.postProcess(KindConfigMap, -1, content)
-	r.objs = append(r.objs, &Object{APIVersion: "v1", Kind: KindConfigMap, Namespace: scm.Namespace, Name: name,
-		Wave: siteConfigMapWave, Content: content})
-	return nil
+	_, err := r.emitContent(KindConfigMap, -1, build, complete, nil)
+	return err
 }

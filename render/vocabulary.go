@@ -102,6 +102,10 @@ var syncWaves = map[string]int{
 
 const siteConfigMapWave = 2
 
+// siteConfigMapNamePrefix names a v2 site ConfigMap that has data but no
+// name: ztp-site-<clusterName> (siteconfig-v1.md §3.1).
+const siteConfigMapNamePrefix = "ztp-site-"
+
 // deprecation is a warning annotation the generator writes on every object
 // of a kind when a cluster uses a deprecated field. It is written after
 // crTemplates and crAnnotations, so an override keeps it and cannot replace
