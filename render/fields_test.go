@@ -246,3 +246,67 @@ func number(v any) (float64, bool) {
 	}
 	return 0, false
 }
+
+func TestEmptyListsAndMappingsAreRenderedAsSet(t *testing.T) {
+	site := `apiVersion: ran.openshift.io/v1
+kind: SiteConfig
+metadata: {name: s}
+spec:
+  pullSecretRef: {name: ps}
+  clusterImageSetNameRef: img
+  clusters:
+  - clusterName: c1
+    apiVIPs: []
+    ingressVIPs: []
+    clusterNetwork: []
+    machineNetwork: []
+    serviceNetwork: []
+    additionalNTPSources: []
+    nodes:
+    - hostName: n0
+      rootDeviceHints: {}
+      userData: {}
+      nodeNetwork: {config: {}, interfaces: [{name: eno1, macAddress: "02:00:00:00:00:01"}]}
+    - hostName: n1
+      rootDeviceHints:
+      nodeNetwork: {interfaces: []}
+`
+	b, problems := renderMap(t, map[string]string{"site.yaml": site}, "")
+	if b == nil {
+		t.Fatalf("not rendered: %v", problems)
+	}
+	tests := []struct {
+		kind, name, path, want string
+	}{
+		{"AgentClusterInstall", "c1", "spec.apiVIPs", "[]"},
+		{"AgentClusterInstall", "c1", "spec.ingressVIPs", "[]"},
+		{"AgentClusterInstall", "c1", "spec.networking", "{clusterNetwork: [], machineNetwork: [], serviceNetwork: []}"},
+		{"InfraEnv", "c1", "spec.additionalNTPSources", "[]"},
+		{"NMStateConfig", "n0", "spec.config", "{}"},
+		{"BareMetalHost", "n0", "spec.rootDeviceHints", "{}"},
+		{"BareMetalHost", "n0", "spec.userData", "{}"},
+		{"BareMetalHost", "n1", "spec.rootDeviceHints", "<absent>"}, // null is unset
+		{"BareMetalHost", "n1", "spec.userData", "<absent>"},
+	}
+	for _, tt := range tests {
+		got, ok := lookupPath(object(t, b, tt.kind, tt.name), tt.path)
+		if tt.want == "<absent>" {
+			if ok {
+				t.Errorf("%s %s %s = %v, want it left out", tt.kind, tt.name, tt.path, got)
+			}
+			continue
+		}
+		var want any
+		if err := yaml.Unmarshal([]byte(tt.want), &want); err != nil {
+			t.Fatal(err)
+		}
+		if !ok || !sameData(got, want) {
+			t.Errorf("%s %s %s = %#v, want %#v", tt.kind, tt.name, tt.path, got, want)
+		}
+	}
+	for _, o := range b.Objects {
+		if o.Kind == "NMStateConfig" && o.Name == "n1" {
+			t.Error("an NMStateConfig was rendered for an empty nodeNetwork")
+		}
+	}
+}

@@ -232,6 +232,7 @@ func (r *siteRender) emitContent(kind string, node int, build func() (any, error
 	if err != nil {
 		return nil, err
 	}
+	r.keepEmpty(kind, node, content)
 	if complete != nil {
 		complete(content)
 	}
