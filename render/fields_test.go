@@ -310,3 +310,95 @@ spec:
 		}
 	}
 }
+
+// everyKindSite renders every kind: a v2 site with a site ConfigMap, a
+// node network and a BIOS profile.
+func everyKindSite(extra, nodeExtra string) map[string]string {
+	return map[string]string{
+		"bios.yaml": "A: 1\n",
+		"site.yaml": `apiVersion: ran.openshift.io/v2
+kind: SiteConfig
+metadata: {name: s}
+spec:
+  pullSecretRef: {name: ps}
+  clusterImageSetNameRef: img
+  biosConfigRef: {filePath: bios.yaml}
+` + extra + `  clusters:
+  - clusterName: c1
+    siteConfigMap: {name: site-cm, data: {k: v}}
+    nodes:
+    - hostName: n0
+      nodeNetwork: {interfaces: [{name: eno1, macAddress: "02:00:00:00:00:01"}]}
+` + nodeExtra,
+	}
+}
+
+var allKinds = []string{"Namespace", "AgentClusterInstall", "ClusterDeployment", "NMStateConfig", "InfraEnv",
+	"BareMetalHost", "HostFirmwareSettings", "ConfigMap", "ManagedCluster", "KlusterletAddonConfig"}
+
+func TestCrAnnotationsReachEveryKind(t *testing.T) {
+	var add strings.Builder
+	for _, k := range allKinds {
+		add.WriteString("      " + k + ": {example.com/kind: " + k + "}\n")
+	}
+	b, problems := renderMap(t, everyKindSite("  crAnnotations:\n    add:\n"+add.String(), ""), "")
+	if b == nil {
+		t.Fatalf("not rendered: %v", problems)
+	}
+	if len(b.Objects) != 11 {
+		t.Errorf("%d objects, want 11 (every kind, two ConfigMaps)", len(b.Objects))
+	}
+	for _, o := range b.Objects {
+		if got := get(o.Content, "metadata", "annotations", "example.com/kind"); got != o.Kind {
+			t.Errorf("%s: crAnnotations gave %v, want %s", o.Ref(), got, o.Kind)
+		}
+	}
+}
+
+func TestCrSuppression(t *testing.T) {
+	clusterKinds := []string{"Namespace", "AgentClusterInstall", "ClusterDeployment", "InfraEnv", "ConfigMap", "ManagedCluster", "KlusterletAddonConfig"}
+	nodeKinds := []string{"NMStateConfig", "BareMetalHost", "HostFirmwareSettings"}
+	for _, kind := range allKinds {
+		t.Run(kind, func(t *testing.T) {
+			files := everyKindSite("", "")
+			// Suppressed at the level that owns the kind, and listed at
+			// the other level too, where it must have no effect.
+			cluster := "    crSuppression: [" + kind + "]\n"
+			node := "      crSuppression: [" + kind + "]\n"
+			files["site.yaml"] = strings.Replace(files["site.yaml"], "    nodes:\n", cluster+"    nodes:\n", 1) + node
+			b, problems := renderMap(t, files, "")
+			if b == nil {
+				t.Fatalf("not rendered: %v", problems)
+			}
+			want := 10
+			if kind == "ConfigMap" {
+				want = 9 // both ConfigMaps
+			}
+			if len(b.Objects) != want {
+				t.Errorf("%d objects, want %d", len(b.Objects), want)
+			}
+			for _, o := range b.Objects {
+				if o.Kind == kind {
+					t.Errorf("%s was not suppressed", o.Ref())
+				}
+			}
+		})
+	}
+	// A kind listed at the wrong level only is kept.
+	for _, tt := range []struct {
+		kinds       []string
+		atNodeLevel bool
+	}{{clusterKinds, true}, {nodeKinds, false}} {
+		files := everyKindSite("", "")
+		list := "[" + strings.Join(tt.kinds, ", ") + "]"
+		if tt.atNodeLevel {
+			files["site.yaml"] += "      crSuppression: " + list + "\n"
+		} else {
+			files["site.yaml"] = strings.Replace(files["site.yaml"], "    nodes:\n", "    crSuppression: "+list+"\n    nodes:\n", 1)
+		}
+		b, problems := renderMap(t, files, "")
+		if b == nil || len(b.Objects) != 11 {
+			t.Errorf("suppression of %v at the wrong level: bundle %v, problems %v; want all 11 objects", tt.kinds, b != nil, problems)
+		}
+	}
+}
