@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/siteops/siteops/convert"
+	"github.com/siteops/siteops/internal/safefs"
 	"github.com/siteops/siteops/internal/yamlenc"
 	"github.com/siteops/siteops/render"
 	"github.com/siteops/siteops/sites"
@@ -153,35 +154,11 @@ func convertSite(s *sites.Site, outDir string, opts []convert.Option, out io.Wri
 		fmt.Fprintln(stderr, n)
 	}
 	if outDir != "" {
-		return true, writeFileAtomic(outDir, name, data)
+		return true, safefs.WriteFileAtomic(filepath.Join(outDir, name), data)
 	}
 	if _, err := io.WriteString(out, "---\n"); err != nil {
 		return false, err
 	}
 	_, err = out.Write(data)
 	return err == nil, err
-}
-
-// writeFileAtomic writes a file through a temporary one, so that a reader
-// never sees half a file.
-func writeFileAtomic(dir, name string, data []byte) error {
-	tmp, err := os.CreateTemp(dir, ".siteops-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644) // CreateTemp makes it 0600
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, name))
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/siteops/siteops/internal/safefs"
 	"github.com/siteops/siteops/render"
 	"github.com/siteops/siteops/sites"
 )
@@ -204,5 +205,5 @@ func writeSiteFile(dir, name string, enc render.Encoder, chunk []byte) error {
 	if err := sw.Close(); err != nil {
 		return err
 	}
-	return writeFileAtomic(dir, name, buf.Bytes())
+	return safefs.WriteFileAtomic(filepath.Join(dir, name), buf.Bytes())
 }

@@ -3,6 +3,10 @@
 // plain words what went wrong (missing, unreadable, a symlink that leaves
 // the root). Paths are read through an fs.FS, in production the one of an
 // os.Root, so that nothing outside the fleet root can be reached.
+//
+// It also writes files atomically (WriteFileAtomic, WriteAtomic): through a
+// synced temporary file renamed into place, so that no reader and no crash
+// sees half a file.
 package safefs
 
 import (
