@@ -65,24 +65,11 @@ func runConvert(cmd *cobra.Command, f *convertFlags, args []string, stdout, stde
 	if f.templateNamespace == "" {
 		return usageError("--template-namespace must not be empty")
 	}
-	root, err := os.OpenRoot(f.root)
+	in, err := openFleet(f.root, args, f.manifestsDir)
 	if err != nil {
-		return usageError("--root %s: %v", f.root, err)
+		return err
 	}
-	defer root.Close()
-	paths, err := rootRelative(f.root, args)
-	if err != nil {
-		return usageError("%v", err)
-	}
-	var renderOpts []render.Option
-	if f.manifestsDir != "" {
-		dir, err := sites.ReadManifestDir(os.DirFS(f.manifestsDir), ".")
-		if err != nil {
-			return usageError("--extra-manifests-dir %s: %v", f.manifestsDir, err)
-		}
-		dir.Path = f.manifestsDir
-		renderOpts = append(renderOpts, render.WithDefaultManifests(dir))
-	}
+	defer in.root.Close()
 	if f.outDir != "" {
 		if err := os.MkdirAll(f.outDir, 0o755); err != nil {
 			return fmt.Errorf("--out-dir: %w", err)
@@ -90,10 +77,10 @@ func runConvert(cmd *cobra.Command, f *convertFlags, args []string, stdout, stde
 	}
 	opts := []convert.Option{
 		convert.WithTemplateNamespace(f.templateNamespace),
-		convert.WithRenderer(render.New(renderOpts...)),
+		convert.WithRenderer(render.New(in.renderOpts...)),
 	}
 
-	fleet, err := sites.Load(cmd.Context(), root.FS(), paths)
+	fleet, err := sites.Load(cmd.Context(), in.root.FS(), in.paths)
 	if err != nil {
 		return err
 	}
