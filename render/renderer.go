@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/siteops/siteops/internal/tomap"
 	"github.com/siteops/siteops/sites"
 )
 
@@ -135,7 +136,7 @@ func (r *siteRender) render() ([]*Object, error) {
 		}
 		config := func(content map[string]any) {
 			if c := c.Nodes[i].NodeNetwork.Config; len(c) > 0 {
-				ensureMap(content, "spec")["config"] = deepCopy(c)
+				ensureMap(content, "spec")["config"] = tomap.Copy(c)
 			}
 		}
 		if _, err := r.emitContent(KindNMStateConfig, i, func() (any, error) { return r.nmStateConfig(i) }, config, nil); err != nil {
