@@ -1,7 +1,6 @@
 package render_test
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -99,9 +98,7 @@ func TestExtraManifestSources(t *testing.T) {
 			}
 			b, problems := renderMap(t, files, "d")
 			if tt.problem != "" {
-				if b != nil || !strings.Contains(fmt.Sprint(problems), tt.problem) {
-					t.Fatalf("problems %v, want one containing %q", problems, tt.problem)
-				}
+				wantProblem(t, b, problems, tt.problem)
 				return
 			}
 			if b == nil {

@@ -62,6 +62,17 @@ func object(t *testing.T, b *render.Bundle, kind, name string) map[string]any {
 	return nil
 }
 
+// wantProblem fails unless rendering failed with a problem containing want.
+func wantProblem(t *testing.T, b *render.Bundle, problems sites.Problems, want string) {
+	t.Helper()
+	for _, p := range problems {
+		if b == nil && strings.Contains(p.Error(), want) {
+			return
+		}
+	}
+	t.Fatalf("bundle %v, problems %v; want a problem containing %q", b != nil, problems, want)
+}
+
 func get(m map[string]any, path ...string) any {
 	var v any = m
 	for _, p := range path {
@@ -343,16 +354,7 @@ data: {other: "1"}
 			}
 			b, problems := renderMap(t, files, "")
 			if tt.problem != "" {
-				if b != nil {
-					t.Fatal("rendered, want a problem")
-				}
-				found := false
-				for _, p := range problems {
-					found = found || strings.Contains(p.Error(), tt.problem)
-				}
-				if !found {
-					t.Fatalf("problems %v\nwant one containing %q", problems, tt.problem)
-				}
+				wantProblem(t, b, problems, tt.problem)
 				return
 			}
 			if b == nil {
@@ -414,13 +416,7 @@ func TestExtraManifestTemplates(t *testing.T) {
 			}
 			b, problems := renderMap(t, files, "m")
 			if tt.problem != "" {
-				found := false
-				for _, p := range problems {
-					found = found || strings.Contains(p.Error(), tt.problem)
-				}
-				if b != nil || !found {
-					t.Fatalf("bundle %v, problems %v; want a problem containing %q", b != nil, problems, tt.problem)
-				}
+				wantProblem(t, b, problems, tt.problem)
 				return
 			}
 			if b == nil {
@@ -525,13 +521,7 @@ func TestClusterInstanceRendering(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b, problems := renderMap(t, map[string]string{"site.yaml": ciSite + tt.spec}, "")
 			if tt.problem != "" {
-				found := false
-				for _, p := range problems {
-					found = found || strings.Contains(p.Error(), tt.problem)
-				}
-				if b != nil || !found {
-					t.Fatalf("bundle %v, problems %v; want a problem containing %q", b != nil, problems, tt.problem)
-				}
+				wantProblem(t, b, problems, tt.problem)
 				return
 			}
 			if b == nil {
