@@ -77,6 +77,12 @@ func (d *nodeDecoder) position(n *yaml.Node) Position {
 // a generated file would only repeat the same message.
 const maxProblems = 100
 
+// Hints for values of the wrong shape.
+const (
+	hintList    = `write a list: one "- item" line per entry, or [a, b]`
+	hintMapping = `write a mapping: indented "key: value" lines, or {key: value}`
+)
+
 // failHint is fail with a hint saying how to fix the value.
 func (d *nodeDecoder) failHint(n *yaml.Node, field, hint, format string, args ...any) {
 	before := len(d.problems)
@@ -274,7 +280,7 @@ func (d *nodeDecoder) value(n *yaml.Node, v reflect.Value, path string) {
 		d.mapValue(n, v, path)
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
-			d.fail(n, path, "must be a list, got %s", kindName(n))
+			d.failHint(n, path, hintList, "must be a list, got %s", kindName(n))
 			return
 		}
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
@@ -286,7 +292,7 @@ func (d *nodeDecoder) value(n *yaml.Node, v reflect.Value, path string) {
 		v.Set(s)
 	case reflect.String:
 		if n.Kind != yaml.ScalarNode {
-			d.fail(n, path, "must be a string, got %s", kindName(n))
+			d.failHint(n, path, "write a single value (a string) here, not a nested list or mapping", "must be a string, got %s", kindName(n))
 			return
 		}
 		// kubectl sends an unquoted number or boolean as one, and the API
@@ -326,7 +332,7 @@ func (d *nodeDecoder) value(n *yaml.Node, v reflect.Value, path string) {
 
 func (d *nodeDecoder) structValue(n *yaml.Node, v reflect.Value, path string) {
 	if n.Kind != yaml.MappingNode {
-		d.fail(n, path, "must be a mapping, got %s", kindName(n))
+		d.failHint(n, path, hintMapping, "must be a mapping, got %s", kindName(n))
 		return
 	}
 	if dft, ok := v.Addr().Interface().(interface{ setDefaults() }); ok {
@@ -386,7 +392,7 @@ func (d *nodeDecoder) unknown(k *yaml.Node, fpath, key string, names []string) {
 
 func (d *nodeDecoder) mapValue(n *yaml.Node, v reflect.Value, path string) {
 	if n.Kind != yaml.MappingNode {
-		d.fail(n, path, "must be a mapping, got %s", kindName(n))
+		d.failHint(n, path, hintMapping, "must be a mapping, got %s", kindName(n))
 		return
 	}
 	pairs := d.pairs(n, path)

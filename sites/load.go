@@ -206,15 +206,15 @@ func (l *loader) problem(file, format string, args ...any) {
 // problemErr reports err on file, keeping it for errors.Is.
 func (l *loader) problemErr(file string, err error) {
 	l.problems = append(l.problems, Problem{Pos: Position{File: file}, Severity: SeverityError,
-		Message: err.Error(), Err: err})
+		Message: err.Error(), Err: err, Hint: fileHint(err)})
 }
 
 // collect adds the SiteConfig candidates under p; base is the directory
 // their relative paths resolve against.
-func (l *loader) collect(p, base string) {
-	p, err := RootPath(p)
+func (l *loader) collect(arg, base string) {
+	p, err := RootPath(arg)
 	if err != nil {
-		l.problem(p, "%v", err)
+		l.problemErr(arg, err)
 		return
 	}
 	st, err := fs.Stat(l.fsys, p)
@@ -431,7 +431,7 @@ func (l *loader) decodeOne(c candidate) decoded {
 	}
 	data, err := readLimited(l.fsys, file, l.o.maxFileSize)
 	if err != nil {
-		return decoded{problems: Problems{{Pos: Position{File: file}, Severity: SeverityError, Message: err.Error(), Err: err}}}
+		return decoded{problems: Problems{{Pos: Position{File: file}, Severity: SeverityError, Message: err.Error(), Err: err, Hint: fileHint(err)}}}
 	}
 	// A file that does not mention SiteConfig cannot define a site; skip it
 	// without parsing (fleet trees also hold extra manifests and templates).
@@ -579,7 +579,7 @@ func (l *loader) resolve(s *Site) Problems {
 		f, err := l.reader.readFile(s.join(p))
 		if err != nil {
 			pr := s.Problem(field, "%v", err)
-			pr.Err = err
+			pr.Err, pr.Hint = err, fileHint(err)
 			problems = append(problems, pr)
 			return
 		}
@@ -589,7 +589,7 @@ func (l *loader) resolve(s *Site) Problems {
 		d, err := l.reader.readDir(s.join(p))
 		if err != nil {
 			pr := s.Problem(field, "%v", err)
-			pr.Err = err
+			pr.Err, pr.Hint = err, fileHint(err)
 			problems = append(problems, pr)
 			return
 		}
