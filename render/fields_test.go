@@ -1,11 +1,16 @@
 package render_test
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/siteops/siteops/render"
+	"github.com/siteops/siteops/sites"
 )
 
 // fieldSite sets every SiteConfig field that reaches a rendered object, each
@@ -401,4 +406,97 @@ func TestCrSuppression(t *testing.T) {
 			t.Errorf("suppression of %v at the wrong level: bundle %v, problems %v; want all 11 objects", tt.kinds, b != nil, problems)
 		}
 	}
+}
+
+func TestBIOSProfilePrecedence(t *testing.T) {
+	files := map[string]string{
+		"site.bios":    "From: site\n",
+		"cluster.bios": "From: cluster\n",
+		"node.bios":    "From: node\n",
+		"site.yaml": `apiVersion: ran.openshift.io/v1
+kind: SiteConfig
+metadata: {name: s}
+spec:
+  clusterImageSetNameRef: img
+  biosConfigRef: {filePath: site.bios}
+  clusters:
+  - clusterName: c1
+    biosConfigRef: {filePath: cluster.bios}
+    nodes:
+    - hostName: n0
+      biosConfigRef: {filePath: node.bios}
+    - hostName: n1
+  - clusterName: c2
+    nodes:
+    - hostName: m0
+`,
+	}
+	for _, tt := range []struct{ cluster, host, want string }{
+		{"c1", "n0", "node"}, {"c1", "n1", "cluster"}, {"c2", "m0", "site"},
+	} {
+		b := renderCluster(t, files, tt.cluster)
+		if got := get(object(t, b, "HostFirmwareSettings", tt.host), "spec", "settings", "From"); got != tt.want {
+			t.Errorf("%s: BIOS profile from %v, want %s", tt.host, got, tt.want)
+		}
+	}
+}
+
+func TestClusterShapeFromNodeRoles(t *testing.T) {
+	tests := []struct {
+		name, roles  string
+		provisioning string
+	}{
+		{"one master is an SNO, whatever the workers (SNO expansion)", "[master, worker, worker]", "{controlPlaneAgents: 1}"},
+		{"an empty role is a master", "['', worker]", "{controlPlaneAgents: 1}"},
+		{"two masters make a standard cluster", "[master, master, worker]", "{controlPlaneAgents: 2, workerAgents: 1}"},
+		{"any role but master counts as a worker", "[master, master, master, arbiter, infra, Master]", "{controlPlaneAgents: 3, workerAgents: 3}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var roles []string
+			if err := yaml.Unmarshal([]byte(tt.roles), &roles); err != nil {
+				t.Fatal(err)
+			}
+			var nodes strings.Builder
+			for i, r := range roles {
+				nodes.WriteString("    - {hostName: h" + string(rune('0'+i)) + ", role: '" + r + "'}\n")
+			}
+			site := "apiVersion: ran.openshift.io/v1\nkind: SiteConfig\nmetadata: {name: s}\nspec:\n  clusterImageSetNameRef: img\n  clusters:\n  - clusterName: c1\n    nodes:\n" + nodes.String()
+			b, problems := renderMap(t, map[string]string{"site.yaml": site}, "")
+			if b == nil {
+				t.Fatalf("not rendered: %v", problems)
+			}
+			var want any
+			if err := yaml.Unmarshal([]byte(tt.provisioning), &want); err != nil {
+				t.Fatal(err)
+			}
+			if got := get(object(t, b, "AgentClusterInstall", "c1"), "spec", "provisionRequirements"); !sameData(got, want) {
+				t.Errorf("provisionRequirements %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// renderCluster loads site.yaml from files and renders one of its clusters.
+func renderCluster(t *testing.T, files map[string]string, cluster string) *render.Bundle {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for name, content := range files {
+		fsys[name] = &fstest.MapFile{Data: []byte(content)}
+	}
+	fleet, err := sites.Load(context.Background(), fsys, []string{"site.yaml"})
+	if err != nil || fleet.Problems.HasErrors() {
+		t.Fatalf("load: %v %v", err, fleet.Problems)
+	}
+	for _, s := range fleet.Sites {
+		if s.Name == cluster {
+			b, problems := render.New().Render(s)
+			if b == nil {
+				t.Fatalf("not rendered: %v", problems)
+			}
+			return b
+		}
+	}
+	t.Fatalf("no cluster %s", cluster)
+	return nil
 }
