@@ -96,8 +96,15 @@ func (r *siteRender) crTemplate(kind string, node int, p string, def map[string]
 		return nil, "", fmt.Errorf("crTemplates %s: %s has no metadata.annotations; it needs at least %s", kind, p, AnnotationSyncWave)
 	}
 	want := str(def, "metadata", "annotations", AnnotationSyncWave)
-	if got, _ := ann[AnnotationSyncWave].(string); got != want {
-		return nil, "", fmt.Errorf("crTemplates %s: %s has sync-wave %q; it must keep the default %q", kind, p, got, want)
+	switch got := ann[AnnotationSyncWave].(type) {
+	case string:
+		if got != want {
+			return nil, "", fmt.Errorf("crTemplates %s: %s has sync-wave %q; it must keep the default %q", kind, p, got, want)
+		}
+	case nil:
+		return nil, "", fmt.Errorf("crTemplates %s: %s has no %s annotation; it must keep the default %q", kind, p, AnnotationSyncWave, want)
+	default:
+		return nil, "", fmt.Errorf("crTemplates %s: %s has sync-wave %v, not a string; write it quoted, as the default %q", kind, p, got, want)
 	}
 	return obj, "", nil
 }

@@ -323,6 +323,13 @@ data: {other: "1"}
 			problem: `site.yaml:12:19: site c1: spec.clusters[0].crTemplates.KlusterletAddonConfig: crTemplates KlusterletAddonConfig: t/kac.yaml has sync-wave "5"; it must keep the default "2"`,
 		},
 		{
+			name:    "an override's sync wave must be a string",
+			extra:   "    crTemplates: {KlusterletAddonConfig: t/kac.yaml}\n",
+			nodes:   node,
+			files:   map[string]string{"t/kac.yaml": "apiVersion: agent.open-cluster-management.io/v1\nkind: KlusterletAddonConfig\nmetadata:\n  name: c1\n  namespace: c1\n  annotations: {argocd.argoproj.io/sync-wave: 2}\n"},
+			problem: `t/kac.yaml has sync-wave 2, not a string; write it quoted, as the default "2"`,
+		},
+		{
 			name:    "an override of another kind",
 			extra:   "    crTemplates: {ManagedCluster: t/kac.yaml}\n",
 			nodes:   node,
