@@ -283,7 +283,7 @@ func TestLoadBadFiles(t *testing.T) {
 		at    string // where the problem points, for a field
 	}{
 		{name: "malformed YAML", files: map[string]string{"bad.yaml": "apiVersion: ran.openshift.io/v1\nkind: SiteConfig\nspec:\n\tclusters: []\n"},
-			want: []string{"bad.yaml:4: ", "not valid YAML"}, file: "bad.yaml"},
+			want: []string{"bad.yaml:4:1: ", "not valid YAML"}, file: "bad.yaml"},
 		{name: "alias bomb", files: map[string]string{"bomb.yaml": billionLaughs("bomb", 9, 10)},
 			want: []string{"bomb.yaml:1:1: ", "aliases", "alias bomb"}, file: "bomb.yaml"},
 		{name: "file over the size limit", files: map[string]string{"big.yaml": big}, opts: []Option{WithMaxFileSize(1024)},
