@@ -500,3 +500,61 @@ func renderCluster(t *testing.T, files map[string]string, cluster string) *rende
 	t.Fatalf("no cluster %s", cluster)
 	return nil
 }
+
+func TestCrTemplatesOnEveryKind(t *testing.T) {
+	// The default API version, name, namespace and sync wave of each kind,
+	// with placeholders where they come from the site.
+	defaults := map[string][4]string{
+		"Namespace":             {"v1", "{{ .Cluster.ClusterName }}", "", "0"},
+		"AgentClusterInstall":   {"extensions.hive.openshift.io/v1beta1", "{{ .Cluster.ClusterName }}", "{{ .Cluster.ClusterName }}", "1"},
+		"ClusterDeployment":     {"hive.openshift.io/v1", "{{ .Cluster.ClusterName }}", "{{ .Cluster.ClusterName }}", "1"},
+		"NMStateConfig":         {"agent-install.openshift.io/v1beta1", "{{ .Node.HostName }}", "{{ .Cluster.ClusterName }}", "1"},
+		"InfraEnv":              {"agent-install.openshift.io/v1beta1", "{{ .Cluster.ClusterName }}", "{{ .Cluster.ClusterName }}", "1"},
+		"BareMetalHost":         {"metal3.io/v1alpha1", "{{ .Node.HostName }}", "{{ .Cluster.ClusterName }}", "3"},
+		"HostFirmwareSettings":  {"metal3.io/v1alpha1", "{{ .Node.HostName }}", "{{ .Cluster.ClusterName }}", "1"},
+		"ConfigMap":             {"v1", "{{ .Cluster.ClusterName }}", "{{ .Cluster.ClusterName }}", "1"},
+		"ManagedCluster":        {"cluster.open-cluster-management.io/v1", "{{ .Cluster.ClusterName }}", "", "2"},
+		"KlusterletAddonConfig": {"agent.open-cluster-management.io/v1", "{{ .Cluster.ClusterName }}", "{{ .Cluster.ClusterName }}", "2"},
+	}
+	for _, level := range []string{"site", "cluster", "node"} {
+		for _, kind := range allKinds {
+			d := defaults[kind]
+			nodeKind := kind == "NMStateConfig" || kind == "BareMetalHost" || kind == "HostFirmwareSettings"
+			if level == "node" && !nodeKind {
+				continue
+			}
+			t.Run(level+"/"+kind, func(t *testing.T) {
+				tmpl := "apiVersion: " + d[0] + "\nkind: " + kind + "\nmetadata:\n  name: \"" + d[1] + "\"\n"
+				if d[2] != "" {
+					tmpl += "  namespace: \"" + d[2] + "\"\n"
+				}
+				tmpl += "  annotations: {argocd.argoproj.io/sync-wave: \"" + d[3] + "\", example.com/from: " + level + "}\n"
+				entry := "crTemplates: {" + kind + ": t.yaml}\n"
+				var files map[string]string
+				switch level {
+				case "site":
+					files = everyKindSite("  "+entry, "")
+				case "cluster":
+					files = everyKindSite("", "")
+					files["site.yaml"] = strings.Replace(files["site.yaml"], "    nodes:\n", "    "+entry+"    nodes:\n", 1)
+				case "node":
+					files = everyKindSite("", "      "+entry)
+				}
+				files["t.yaml"] = tmpl
+				b, problems := renderMap(t, files, "")
+				if b == nil {
+					t.Fatalf("not rendered: %v", problems)
+				}
+				overridden := 0
+				for _, o := range b.Objects {
+					if o.Kind == kind && get(o.Content, "metadata", "annotations", "example.com/from") == level {
+						overridden++
+					}
+				}
+				if overridden != 1 {
+					t.Errorf("%d %s objects overridden, want 1 (problems %v)", overridden, kind, problems)
+				}
+			})
+		}
+	}
+}
