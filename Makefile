@@ -34,9 +34,13 @@ bench: build
 	$(GO) run ./hack/benchengine -runs sno:3500@60,sno:10000@max
 	$(GO) test -run '^$$' -bench . -benchmem ./render/ ./sites/ ./internal/yamlenc/ ./internal/kustomize/ ./policy/ ./engine/sim/
 
-# fuzz runs each decoder fuzz target for a short while.
+# fuzz runs each fuzz target for a short while: the site decoder
+# (SiteConfig and ClusterInstance), the manifest decoder, and rendering.
+FUZZTIME ?= 30s
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzDecodeFile -fuzztime 30s ./sites/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeFile$$' -fuzztime $(FUZZTIME) ./sites/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeManifest$$' -fuzztime $(FUZZTIME) ./sites/
+	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $(FUZZTIME) ./render/
 
 # run renders the example fleet with the example extra-manifest set.
 run: build
