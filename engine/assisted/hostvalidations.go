@@ -607,9 +607,11 @@ type HostGates struct {
 	MinHW          bool
 	Input          bool
 	Sufficient     bool
-	// FailingMinHW, FailingInput and FailingSufficient are the failure
-	// messages of each group, for status-info texts.
-	FailingMinHW, FailingInput, FailingAll []string
+	// Failing are the messages of every failing validation, whatever its
+	// group: the status-info texts replace $FAILING_VALIDATIONS with all
+	// of them (§1.3, transition.go getFailedValidations), so a host short
+	// of memory for any role also lists the role requirement it misses.
+	Failing []string
 }
 
 // Gates folds validation results into the state machine's groups (§3.3).
@@ -618,7 +620,7 @@ func Gates(rs []Result) HostGates {
 	for _, r := range rs {
 		passed := r.Passed()
 		if r.Status == ValidationFailure {
-			g.FailingAll = append(g.FailingAll, r.Message)
+			g.Failing = append(g.Failing, r.Message)
 		}
 		gate := GateSufficient // operator validations
 		if v, ok := hostValidationByID[r.ID]; ok {
@@ -633,14 +635,8 @@ func Gates(rs []Result) HostGates {
 			g.Inventory = g.Inventory && passed
 		case gate == GateMinHW:
 			g.MinHW = g.MinHW && passed
-			if r.Status == ValidationFailure {
-				g.FailingMinHW = append(g.FailingMinHW, r.Message)
-			}
 		case gate == GateInput:
 			g.Input = g.Input && passed
-			if r.Status == ValidationFailure {
-				g.FailingInput = append(g.FailingInput, r.Message)
-			}
 		case gate == GateSufficient:
 			g.Sufficient = g.Sufficient && passed
 		}

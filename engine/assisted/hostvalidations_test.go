@@ -182,10 +182,10 @@ func TestHostGates(t *testing.T) {
 		change func(*HostInput)
 		check  func(HostGates) bool
 	}{
-		{"minimum hardware", func(h *HostInput) { h.Inventory.CPUCores = 1 }, func(g HostGates) bool { return !g.MinHW && g.Input && len(g.FailingMinHW) == 1 }},
+		{"minimum hardware", func(h *HostInput) { h.Inventory.CPUCores = 1 }, func(g HostGates) bool { return !g.MinHW && g.Input && len(g.Failing) == 2 }},
 		{"input", func(h *HostInput) { h.Cluster.MachineNetworks = nil }, func(g HostGates) bool { return g.MinHW && !g.Input }},
 		{"sufficient", func(h *HostInput) { h.Inventory.CPUCores = 3 }, func(g HostGates) bool { return g.MinHW && g.Input && !g.Sufficient }},
-		{"pending blocks as failure does", func(h *HostInput) { h.Cluster.MajorityGroups = false }, func(g HostGates) bool { return !g.Sufficient && len(g.FailingAll) == 0 }},
+		{"pending blocks as failure does", func(h *HostInput) { h.Cluster.MajorityGroups = false }, func(g HostGates) bool { return !g.Sufficient && len(g.Failing) == 0 }},
 		{"ntp is not gating", func(h *HostInput) { h.NTPSynced = false }, func(g HostGates) bool { return g.MinHW && g.Input && g.Sufficient }},
 		{"discovery", func(h *HostInput) { h.Inventory = nil }, func(g HostGates) bool { return !g.Inventory }},
 		{"ignored validation passes", func(h *HostInput) {

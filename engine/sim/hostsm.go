@@ -169,11 +169,11 @@ func (o *op) refreshBound(h *host, g assisted.HostGates, rs []assisted.Result) {
 	case s.In(assisted.HostDisconnected, assisted.HostDiscovering, assisted.HostInsufficient, assisted.HostKnown, assisted.HostPendingForInput):
 		switch {
 		case !g.MinHW:
-			o.setHostStatus(h, assisted.HostInsufficient, assisted.InfoInsufficientMinHW(g.FailingMinHW))
+			o.setHostStatus(h, assisted.HostInsufficient, assisted.InfoInsufficientMinHW(g.Failing))
 		case !g.Input:
-			o.setHostStatus(h, assisted.HostPendingForInput, assisted.InfoPendingForInput(g.FailingInput))
+			o.setHostStatus(h, assisted.HostPendingForInput, assisted.InfoPendingForInput(g.Failing))
 		case !g.Sufficient:
-			o.setHostStatus(h, assisted.HostInsufficient, assisted.InfoNotReady(g.FailingAll))
+			o.setHostStatus(h, assisted.HostInsufficient, assisted.InfoNotReady(g.Failing))
 		case s == assisted.HostKnown && c.Status == assisted.ClusterPreparingForInstallation && explicitRole:
 			// The text written on entry is the "successful" one
 			// (§1.3: the preparing constant is never used).
@@ -186,11 +186,11 @@ func (o *op) refreshBound(h *host, g assisted.HostGates, rs []assisted.Result) {
 		case !connected:
 			o.setHostStatus(h, assisted.HostDisconnected, assisted.InfoDisconnectedPreparing)
 		case diskSpeedFailing:
-			o.setHostStatus(h, assisted.HostInsufficient, assisted.InfoNotReady(g.FailingAll))
+			o.setHostStatus(h, assisted.HostInsufficient, assisted.InfoNotReady(g.Failing))
 		case c.Status != assisted.ClusterPreparingForInstallation:
 			o.setHostStatus(h, assisted.HostKnown, assisted.InfoKnown)
 		case len(h.ImagesFailed) > 0:
-			o.setHostStatus(h, assisted.HostPreparingFailed, assisted.InfoPreparingFailedImages(failingOf(rs, assisted.HVContainerImagesAvailable)))
+			o.setHostStatus(h, assisted.HostPreparingFailed, assisted.InfoPreparingFailedImages(g.Failing))
 		case h.DiskSpeed.Tested && h.ImagesDone:
 			o.setHostStatus(h, assisted.HostPreparingSuccessful, assisted.InfoPreparingSuccessful)
 		case !o.now.Before(h.StatusAt.Add(assisted.HostPrepareTimeout)):
@@ -206,7 +206,7 @@ func (o *op) refreshBound(h *host, g assisted.HostGates, rs []assisted.Result) {
 	case s == assisted.HostPreparingFailed:
 		switch {
 		case diskSpeedFailing:
-			o.setHostStatus(h, assisted.HostInsufficient, assisted.InfoNotReady(g.FailingAll))
+			o.setHostStatus(h, assisted.HostInsufficient, assisted.InfoNotReady(g.Failing))
 		case c.Status != assisted.ClusterPreparingForInstallation:
 			o.setHostStatus(h, assisted.HostKnown, assisted.InfoKnown)
 		}
@@ -248,16 +248,6 @@ func (o *op) refreshBound(h *host, g assisted.HostGates, rs []assisted.Result) {
 	}
 }
 
-func failingOf(rs []assisted.Result, id string) []string {
-	var out []string
-	for _, r := range rs {
-		if r.ID == id && r.Status == assisted.ValidationFailure {
-			out = append(out, r.Message)
-		}
-	}
-	return out
-}
-
 // succeedsWithout reports whether the cluster would still install without
 // the host.
 func (o *op) succeedsWithout(h *host) bool {
@@ -288,7 +278,7 @@ func (o *op) refreshPool(h *host, g assisted.HostGates, rs []assisted.Result) {
 	case s.In(assisted.HostDisconnectedUnbound, assisted.HostDiscoveringUnbound) && !g.Inventory:
 		o.setHostStatus(h, assisted.HostDiscoveringUnbound, assisted.InfoDiscovering)
 	case s.Unbound() && !assisted.PoolReady(rs):
-		o.setHostStatus(h, assisted.HostInsufficientUnbound, assisted.InfoNotReady(g.FailingAll))
+		o.setHostStatus(h, assisted.HostInsufficientUnbound, assisted.InfoInsufficientMinHW(g.Failing))
 	case s.Unbound():
 		o.setHostStatus(h, assisted.HostKnownUnbound, assisted.InfoKnownUnbound)
 	}

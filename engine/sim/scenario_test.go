@@ -1,0 +1,157 @@
+package sim
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/engine/assisted"
+)
+
+// A compact cluster (three masters, no workers) installs: one bootstrap
+// with the bootstrap stages, two masters with the master stages, and the
+// completion conditions on the AgentClusterInstall and ClusterDeployment.
+func TestCompactCluster(t *testing.T) {
+	e := newStepped(t, Options{})
+	s := newSite("compact", 3, 0)
+	apply(t, e, s.bundle(), "r1")
+	o := observe(t, e, "compact")
+	o.until(10*time.Second, 4*time.Hour, func(st engine.SiteStatus) bool { return st.Cluster.State == "adding-hosts" })
+	bootstraps, masters := 0, 0
+	for _, h := range o.last.Hosts {
+		switch got := o.stages[h.Name]; {
+		case slices.Equal(got, stageNames(assisted.StagesBootstrap)):
+			bootstraps++
+		case slices.Equal(got, stageNames(assisted.StagesMaster)):
+			masters++
+		default:
+			t.Errorf("%s: stages %v", h.Name, got)
+		}
+		if h.Role != "master" || h.State != "installed" || h.Percent != 100 {
+			t.Errorf("host %+v", h)
+		}
+	}
+	if bootstraps != 1 || masters != 2 {
+		t.Errorf("%d bootstraps, %d masters", bootstraps, masters)
+	}
+	for typ, want := range map[string]assisted.Cond{
+		assisted.CondCompleted:       {Status: "True", Reason: assisted.ReasonInstallationCompleted, Message: "The installation has completed: " + assisted.ClusterInfoAddingHosts},
+		assisted.CondStopped:         {Status: "True", Reason: assisted.ReasonInstallationCompleted, Message: "The installation has stopped because it completed successfully"},
+		assisted.CondRequirementsMet: {Status: "True", Reason: assisted.ReasonClusterAlreadyInstalling, Message: "The cluster requirements are met"},
+		assisted.CondValidated:       {Status: "True", Reason: assisted.ReasonValidationsPassing, Message: "The cluster's validations are passing"},
+		assisted.CondFailed:          {Status: "False", Reason: assisted.ReasonInstallationNotFailed, Message: "The installation has not failed"},
+	} {
+		c := findCond(t, o.last, "AgentClusterInstall", typ)
+		if c.Status != want.Status || c.Reason != want.Reason || c.Message != want.Message {
+			t.Errorf("%s: %+v", typ, c)
+		}
+	}
+	if c := findCond(t, o.last, "ClusterDeployment", assisted.CondProvisioned); c.Status != "True" || c.Message != "Cluster is provisioned" {
+		t.Errorf("Provisioned %+v", c)
+	}
+	if o.last.Phase != engine.PhaseInstalled || o.last.Cluster.Percent != 100 || !o.last.Cluster.Installed {
+		t.Errorf("%s %d%% installed=%v", o.last.Phase, o.last.Cluster.Percent, o.last.Cluster.Installed)
+	}
+}
+
+// Two masters and an arbiter, no workers: the arbiter is judged against
+// the arbiter requirements (2 cores, 8 GiB, 50 GB), installs with the
+// master stages, and the cluster completes (§3.1, §6).
+func TestArbiterCluster(t *testing.T) {
+	e := newStepped(t, Options{})
+	s := newSite("tna", 2, 0)
+	s.arbiters = 1
+	s.hardware["tna-arb-0"] = "cpus=2,memoryMiB=8192,diskGB=60"
+	apply(t, e, s.bundle(), "r1")
+	o := observe(t, e, "tna")
+	o.until(10*time.Second, 4*time.Hour, phaseIs(engine.PhaseInstalled))
+	arb := hostNamed(o.last, "tna-arb-0")
+	if arb.Role != "arbiter" || arb.State != "installed" {
+		t.Errorf("arbiter %+v", arb)
+	}
+	if got, want := o.stages["tna-arb-0"], stageNames(assisted.StagesMaster); !slices.Equal(got, want) {
+		t.Errorf("arbiter stages %v, want %v", got, want)
+	}
+}
+
+// A single-node host short of memory stays insufficient; the status info
+// lists every failing validation, sorted, with the numbers (§1.3, §3.2).
+func TestSingleNodeShortOfMemory(t *testing.T) {
+	cases := []struct {
+		name, hw, state, info string
+	}{
+		{
+			name: "enough for a worker, not for the single node", hw: "memoryMiB=8192", state: "insufficient",
+			info: "Host cannot be installed due to following failing validation(s): Require at least 16.00 GiB RAM for role master, found only 8.00 GiB",
+		},
+		{
+			name: "below any role", hw: "memoryMiB=4096", state: "insufficient",
+			info: "Host does not meet the minimum hardware requirements: Require at least 16.00 GiB RAM for role master, found only 4.00 GiB ; " +
+				"The host is not eligible to participate in Openshift Cluster because the minimum required RAM for any role is 8.00 GiB, found only 4.00 GiB",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newStepped(t, Options{})
+			s := newSite("mem", 1, 0)
+			s.hardware["mem-cp-0"] = c.hw
+			apply(t, e, s.bundle(), "r1")
+			o := observe(t, e, "mem")
+			o.until(10*time.Second, time.Hour, func(st engine.SiteStatus) bool {
+				return hostNamed(st, "mem-cp-0").State == c.state && st.Cluster.State == "insufficient"
+			})
+			h := hostNamed(o.last, "mem-cp-0")
+			if h.StateInfo != c.info {
+				t.Errorf("state info\n got %q\nwant %q", h.StateInfo, c.info)
+			}
+			if o.last.Phase != engine.PhaseProvisioning || !strings.Contains(o.last.Message, "found only") {
+				t.Errorf("%s %q", o.last.Phase, o.last.Message)
+			}
+			v := findCond(t, o.last, "Agent", assisted.CondValidated)
+			if v.Status != "False" || v.Reason != assisted.ReasonValidationsFailing || !strings.Contains(v.Message, "Require at least 16.00 GiB RAM for role master") {
+				t.Errorf("Validated %+v", v)
+			}
+			// The machine cannot install: it never leaves insufficient.
+			o.holds(10*time.Minute, 2*time.Hour, func(st engine.SiteStatus) bool {
+				return hostNamed(st, "mem-cp-0").State == c.state && st.Phase == engine.PhaseProvisioning
+			})
+		})
+	}
+}
+
+// A pool host below the minimum of any role is insufficient-unbound with
+// the minimum-hardware text (§1.5, pool_host_statemachine.go).
+func TestPoolHostBelowMinimum(t *testing.T) {
+	e := newStepped(t, Options{})
+	s := newSite("pmin", 1, 0)
+	s.pool = true
+	s.hardware["pmin-cp-0"] = "cpus=1"
+	apply(t, e, s.bundle(), "r1")
+	o := observe(t, e, "pmin")
+	o.until(10*time.Second, time.Hour, func(st engine.SiteStatus) bool {
+		return hostNamed(st, "pmin-cp-0").State == "insufficient-unbound"
+	})
+	// The role requirement of a pool host is the infra-env one (2 cores),
+	// so both CPU validations fail, and both are listed.
+	want := "Host does not meet the minimum hardware requirements: Require at least 2 CPU cores for master role, found only 1 ; The host is not eligible to participate in Openshift Cluster because the minimum required CPU cores for any role is 2, found only 1"
+	if got := hostNamed(o.last, "pmin-cp-0").StateInfo; got != want {
+		t.Errorf("state info\n got %q\nwant %q", got, want)
+	}
+}
+
+// holds steps the clock by step for span and fails as soon as cond does
+// not hold.
+func (o *observer) holds(step, span time.Duration, cond func(engine.SiteStatus) bool) {
+	o.t.Helper()
+	for elapsed := time.Duration(0); elapsed < span; elapsed += step {
+		if err := o.e.Advance(context.Background(), step); err != nil {
+			o.t.Fatal(err)
+		}
+		if !cond(o.record()) {
+			o.t.Fatalf("%s: condition broke after %v; status:\n%s", o.site, elapsed+step, dump(o.t, o.last))
+		}
+	}
+}
