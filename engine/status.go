@@ -76,6 +76,10 @@ type HostStatus struct {
 	Approved bool `json:"approved,omitempty"`
 	// Validations lists the validations that do not pass.
 	Validations []Validation `json:"validations,omitempty"`
+	// DiskProblems says, for each disk that cannot hold the installation,
+	// why not ("sda: Disk is too small (disk only has 64 GB, but 100 GB
+	// are required)").
+	DiskProblems []string `json:"diskProblems,omitempty"`
 }
 
 // ClusterMetadata is what the completion of an installation records

@@ -3,6 +3,7 @@ package assisted
 import (
 	"fmt"
 	"net/netip"
+	"strings"
 )
 
 // HostGate says which state-machine group a failing host validation blocks
@@ -527,18 +528,39 @@ func (in *HostInput) EligibleDisks() []Disk {
 	if in.Inventory == nil {
 		return nil
 	}
-	version, arch := "", in.Inventory.Arch
-	if in.Cluster != nil {
-		version = in.Cluster.Version
-	}
-	need := in.Requirements().DiskGB
 	var out []Disk
 	for _, d := range in.Inventory.Disks {
-		if len(DiskNotEligible(d.SizeBytes, d.DriveType, need, version, arch)) == 0 {
+		if len(in.diskNotEligible(d)) == 0 {
 			out = append(out, d)
 		}
 	}
 	return out
+}
+
+// DiskProblems says, per disk that cannot hold the installation, why not:
+// the installation-eligibility reasons the service writes into each disk
+// of the inventory, which the has-min-valid-disks failure asks the user to
+// look at ("<disk>: <reason>; <reason>").
+func (in *HostInput) DiskProblems() []string {
+	if in.Inventory == nil {
+		return nil
+	}
+	var out []string
+	for _, d := range in.Inventory.Disks {
+		if reasons := in.diskNotEligible(d); len(reasons) > 0 {
+			out = append(out, d.Name+": "+strings.Join(reasons, "; "))
+		}
+	}
+	return out
+}
+
+// diskNotEligible judges one disk against the host's role requirement.
+func (in *HostInput) diskNotEligible(d Disk) []string {
+	version := ""
+	if in.Cluster != nil {
+		version = in.Cluster.Version
+	}
+	return DiskNotEligible(d.SizeBytes, d.DriveType, in.Requirements().DiskGB, version, in.Inventory.Arch)
 }
 
 func (in *HostInput) preflight() (int, int64) {

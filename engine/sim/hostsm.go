@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/siteops/siteops/engine/assisted"
@@ -30,6 +31,10 @@ func (o *op) refreshHost(h *host) {
 	np := assisted.NotPassing(rs)
 	if !h.Validated || !equalResults(h.Validations, np) {
 		h.Validations, h.Validated = np, true
+		o.changed = true
+	}
+	if dp := in.DiskProblems(); !slices.Equal(dp, h.DiskProblems) {
+		h.DiskProblems = dp
 		o.changed = true
 	}
 	g := assisted.Gates(rs)

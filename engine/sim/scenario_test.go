@@ -2,6 +2,8 @@ package sim
 
 import (
 	"context"
+	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -152,6 +154,119 @@ func (o *observer) holds(step, span time.Duration, cond func(engine.SiteStatus) 
 		}
 		if !cond(o.record()) {
 			o.t.Fatalf("%s: condition broke after %v; status:\n%s", o.site, elapsed+step, dump(o.t, o.last))
+		}
+	}
+}
+
+// A disk below the role's size leaves the host with no eligible disk; the
+// site says which disk and by how much (§3.1 disk eligibility).
+func TestDiskTooSmall(t *testing.T) {
+	e := newStepped(t, Options{})
+	s := newSite("disk", 1, 0)
+	s.hardware["disk-cp-0"] = "diskGB=64"
+	apply(t, e, s.bundle(), "r1")
+	o := observe(t, e, "disk")
+	o.until(10*time.Second, time.Hour, func(st engine.SiteStatus) bool {
+		return hostNamed(st, "disk-cp-0").State == "insufficient"
+	})
+	h := hostNamed(o.last, "disk-cp-0")
+	want := "Host does not meet the minimum hardware requirements: No eligible disks were found, please check specific disks to see why they are not eligible"
+	if h.StateInfo != want {
+		t.Errorf("state info %q", h.StateInfo)
+	}
+	if !strings.Contains(o.last.Message, "Disk is too small (disk only has 64 GB, but 100 GB are required)") {
+		t.Errorf("message does not say why the disk is not eligible: %q", o.last.Message)
+	}
+}
+
+// With manual approval the RequirementsMet message counts the agents
+// still to approve, and the count goes down with each approval (§5.1).
+func TestUnapprovedAgentsCount(t *testing.T) {
+	e := newStepped(t, Options{Approve: ApproveManual})
+	s := newSite("ua", 3, 0)
+	apply(t, e, s.bundle(), "r1")
+	o := observe(t, e, "ua")
+	for i, n := range []string{"3", "2", "1"} {
+		msg := "The installation is pending on the approval of " + n + " agents"
+		o.until(10*time.Second, time.Hour, func(st engine.SiteStatus) bool {
+			for _, r := range st.Resources {
+				if r.Kind != "AgentClusterInstall" {
+					continue
+				}
+				c, ok := assisted.FindCondition(r.Conditions, assisted.CondRequirementsMet)
+				return ok && c.Reason == assisted.ReasonUnapprovedAgents && c.Message == msg
+			}
+			return false
+		})
+		if o.last.Phase != engine.PhasePending || !strings.Contains(o.last.Message, "approval") {
+			t.Errorf("%s %q", o.last.Phase, o.last.Message)
+		}
+		if err := e.Approve(context.Background(), "ua", s.hostNames()[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.until(30*time.Second, 4*time.Hour, phaseIs(engine.PhaseInstalled))
+}
+
+// Deleting a site while it installs cancels the installation, removes
+// every object in the finalizer order, and leaves no trace (§9).
+func TestDeleteWhileInstalling(t *testing.T) {
+	e := newStepped(t, Options{})
+	s := newSite("dwi", 3, 2)
+	other := newSite("bystander", 1, 0)
+	apply(t, e, s.bundle(), "r1")
+	apply(t, e, other.bundle(), "r1")
+	o := observe(t, e, "dwi")
+	o.until(10*time.Second, 3*time.Hour, func(st engine.SiteStatus) bool {
+		return st.Cluster.State == "installing" && hostNamed(st, "dwi-w-0").Stage != ""
+	})
+	if err := e.Delete(context.Background(), "dwi"); err != nil {
+		t.Fatal(err)
+	}
+	var events []engine.Event
+	for range 600 {
+		if err := e.Advance(context.Background(), time.Second); err != nil {
+			t.Fatal(err)
+		}
+		st, err := e.Status(context.Background(), "dwi")
+		if errors.Is(err, engine.ErrNotFound) {
+			events = nil
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Phase != engine.PhaseDeleting {
+			t.Fatalf("phase %s", st.Phase)
+		}
+		events = st.Events
+	}
+	if events != nil {
+		t.Fatalf("site not gone after 10 minutes; events %+v", events)
+	}
+	b := observe(t, e, "bystander")
+	b.until(time.Minute, 3*time.Hour, phaseIs(engine.PhaseInstalled))
+	// The machines are free again: a site that uses them installs.
+	again := newSite("dwi2", 3, 2)
+	again.macBase = s.macBase
+	apply(t, e, again.bundle(), "r1")
+	a := observe(t, e, "dwi2")
+	a.until(time.Minute, 4*time.Hour, phaseIs(engine.PhaseInstalled))
+}
+
+// Applying the bundle the engine already holds changes nothing, at any
+// point of the installation: no event, no status change.
+func TestReapplyMidInstall(t *testing.T) {
+	e := newStepped(t, Options{})
+	s := newSite("same", 3, 1)
+	apply(t, e, s.bundle(), "r1")
+	o := observe(t, e, "same")
+	for _, state := range []string{"insufficient", "ready", "installing", "finalizing", "adding-hosts"} {
+		o.until(5*time.Second, 4*time.Hour, func(st engine.SiteStatus) bool { return st.Cluster.State == state })
+		before := status(t, e, "same")
+		apply(t, e, s.bundle(), "r1")
+		if after := status(t, e, "same"); !reflect.DeepEqual(before, after) {
+			t.Errorf("%s: re-applying changed the status:\n%s\n%s", state, dump(t, before), dump(t, after))
 		}
 	}
 }

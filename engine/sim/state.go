@@ -243,7 +243,9 @@ type host struct {
 	// Validations are the latest non-passing results; Validated is false
 	// until the first computation.
 	Validations []assisted.Result `json:"validations,omitempty"`
-	Validated   bool              `json:"validated,omitempty"`
+	// DiskProblems are the reasons its disks cannot hold the installation.
+	DiskProblems []string `json:"diskProblems,omitempty"`
+	Validated    bool     `json:"validated,omitempty"`
 	// Removing is set while the node is being removed from the site.
 	Removing string `json:"removing,omitempty"`
 }

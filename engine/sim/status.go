@@ -113,6 +113,7 @@ func fillHost(st *siteState, hs *engine.HostStatus, h *host) {
 		hs.Percent = 100
 	}
 	hs.Validations = validations(h.Validations)
+	hs.DiskProblems = append([]string(nil), h.DiskProblems...)
 }
 
 // phase sums the site up in one word and one sentence (docs/status.md
@@ -233,7 +234,11 @@ func hostProblems(st *siteState) string {
 		case h.Status.In(assisted.HostDiscovering, assisted.HostDiscoveringUnbound):
 			parts = append(parts, h.Machine+" is discovering")
 		default:
-			parts = append(parts, fmt.Sprintf("%s is %s: %s", h.Machine, h.Status, strings.TrimSuffix(h.StatusInfo, ".")))
+			part := fmt.Sprintf("%s is %s: %s", h.Machine, h.Status, strings.TrimSuffix(h.StatusInfo, "."))
+			if noEligibleDisk(h) {
+				part += " (" + strings.Join(h.DiskProblems, "; ") + ")"
+			}
+			parts = append(parts, part)
 		}
 	}
 	waiting := 0
@@ -249,6 +254,20 @@ func hostProblems(st *siteState) string {
 		return ""
 	}
 	return "Hosts are being discovered and validated: " + strings.Join(parts, "; ") + "."
+}
+
+// noEligibleDisk reports whether the host fails has-min-valid-disks and
+// knows why.
+func noEligibleDisk(h *host) bool {
+	if len(h.DiskProblems) == 0 {
+		return false
+	}
+	for _, r := range h.Validations {
+		if r.ID == assisted.HVHasMinValidDisks && r.Status == assisted.ValidationFailure {
+			return true
+		}
+	}
+	return false
 }
 
 func failedHosts(st *siteState) string {
