@@ -241,12 +241,14 @@ func aciRequirementsMet(v ACIView) Cond {
 	case ClusterInsufficient, ClusterPendingForInput:
 		return Cond{t, False, ReasonClusterNotReady, "The cluster is not ready to begin the installation"}
 	case ClusterReady:
+		// The controller checks the counts first, then spec errors, then
+		// approvals (clusterRequirementsMet).
 		switch {
-		case v.Unsynced > 0:
-			return Cond{t, False, ReasonUnsyncedAgents, fmt.Sprintf("The cluster currently has %d agents with spec error", v.Unsynced)}
 		case v.Want != v.Got:
 			return Cond{t, False, ReasonInsufficientAgents, fmt.Sprintf("The cluster currently requires exactly %d master agents, %d arbiter agents and %d worker agents, but currently registered %d master agents, %d arbiter agents and %d worker agents",
 				v.Want[0], v.Want[1], v.Want[2], v.Got[0], v.Got[1], v.Got[2])}
+		case v.Unsynced > 0:
+			return Cond{t, False, ReasonUnsyncedAgents, fmt.Sprintf("The cluster currently has %d agents with spec error", v.Unsynced)}
 		case v.Unapproved > 0:
 			return Cond{t, False, ReasonUnapprovedAgents, fmt.Sprintf("The installation is pending on the approval of %d agents", v.Unapproved)}
 		}
