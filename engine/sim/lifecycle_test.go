@@ -219,7 +219,7 @@ func TestInstallationWaits(t *testing.T) {
 		h.record()
 		return st.Phase == engine.PhasePending && h.last.Phase == engine.PhasePending && h.last.Cluster.State == "ready"
 	})
-	want := "The cluster currently requires exactly 3 master agents, 0 arbiter agents and 2 worker agents, but currently registered 3 master agents, 0 arbiter agents and 0 worker agents."
+	want := "The cluster currently requires exactly 3 master agents, 0 arbiter agents and 2 worker agents, but currently registered 3 master agents, 0 arbiter agents and 0 worker agents. Make the site's BareMetalHosts and their roles match provisionRequirements."
 	if o.last.Message != want {
 		t.Errorf("message %q", o.last.Message)
 	}

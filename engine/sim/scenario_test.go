@@ -270,3 +270,66 @@ func TestReapplyMidInstall(t *testing.T) {
 		}
 	}
 }
+
+// A site stuck in discovery says what to do for each kind of problem; a
+// day-2 host that fails is named on the installed site with the fix.
+func TestStuckMessagesSayWhatToDo(t *testing.T) {
+	e := newStepped(t, Options{})
+	weak := newSite("weakmsg", 1, 0)
+	weak.hardware["weakmsg-cp-0"] = "cpus=6"
+	apply(t, e, weak.bundle(), "r1")
+	lost := newSite("lostmsg", 1, 0)
+	lost.hardware["lostmsg-cp-0"] = "disconnectAt=discovery"
+	apply(t, e, lost.bundle(), "r1")
+	counts := newSite("countmsg", 1, 0)
+	counts.aciSpec = map[string]any{"provisionRequirements": map[string]any{"controlPlaneAgents": 1, "workerAgents": 1}}
+	apply(t, e, counts.bundle(), "r1")
+	w, l, c := observe(t, e, "weakmsg"), observe(t, e, "lostmsg"), observe(t, e, "countmsg")
+	w.until(10*time.Second, time.Hour, func(st engine.SiteStatus) bool {
+		l.record()
+		c.record()
+		return hostNamed(st, "weakmsg-cp-0").State == "insufficient" && hostNamed(l.last, "lostmsg-cp-0").State == "disconnected" && c.last.Cluster.State != "" && c.last.Phase == engine.PhasePending
+	})
+	for _, x := range []struct {
+		o    *observer
+		want string
+	}{
+		{w, "Give the machine what the failing validations ask for (hosts[].validations) or change the site definition."},
+		{l, "Check the power and network of the disconnected machines; they reconnect on their own."},
+		{c, "Make the site's BareMetalHosts and their roles match provisionRequirements."},
+	} {
+		if !strings.HasSuffix(x.o.last.Message, x.want) {
+			t.Errorf("%s: message %q does not end with %q", x.o.site, x.o.last.Message, x.want)
+		}
+	}
+
+	d2 := newSite("d2fail", 1, 0)
+	apply(t, e, d2.bundle(), "r1")
+	o := observe(t, e, "d2fail")
+	o.until(time.Minute, 3*time.Hour, func(st engine.SiteStatus) bool { return st.Cluster.State == "adding-hosts" })
+	d2.extraHosts = []string{"d2fail-w-new"}
+	d2.hardware["d2fail-w-new"] = "failAt=Writing image to disk"
+	apply(t, e, d2.bundle(), "r2")
+	o.until(10*time.Second, 3*time.Hour, func(st engine.SiteStatus) bool { return hostNamed(st, "d2fail-w-new").State == "error" })
+	want := "Cluster is installed. 1 host(s) failed to join: d2fail-w-new: Failed - failed executing the installation in stage Writing image to disk: simulated failure. Fix the machine, then remove it from the site and add it again."
+	if o.last.Phase != engine.PhaseInstalled || o.last.Message != want {
+		t.Errorf("%s %q", o.last.Phase, o.last.Message)
+	}
+}
+
+// A VIP outside the machine network keeps the cluster insufficient; the
+// site message quotes the validation and says what to fix.
+func TestClusterValidationMessage(t *testing.T) {
+	e := newStepped(t, Options{})
+	s := newSite("vip", 3, 0)
+	s.aciSpec = map[string]any{"apiVIPs": []any{"198.51.100.5"}}
+	apply(t, e, s.bundle(), "r1")
+	o := observe(t, e, "vip")
+	want := "api vips <198.51.100.5> does not belong to machine-network-cidr <192.0.2.0/24>"
+	o.until(10*time.Second, time.Hour, func(st engine.SiteStatus) bool {
+		return st.Cluster.State == "insufficient" && strings.Contains(st.Message, want)
+	})
+	if !strings.HasSuffix(o.last.Message, hintCluster) || o.last.Phase != engine.PhaseProvisioning {
+		t.Errorf("%s %q", o.last.Phase, o.last.Message)
+	}
+}

@@ -150,7 +150,7 @@ func phase(st *siteState, mode ApproveMode) (engine.Phase, string) {
 	case assisted.ClusterError:
 		return withRefusal(engine.PhaseFailed, "The installation failed: "+c.StatusInfo+failedHosts(st)+". Fix the cause, then delete the AgentClusterInstall (or the site) and apply it again to retry.")
 	case assisted.ClusterCancelled:
-		return withRefusal(engine.PhaseFailed, "The installation was cancelled.")
+		return withRefusal(engine.PhaseFailed, "The installation was cancelled. Delete the AgentClusterInstall (or the site) and apply it again to retry.")
 	case assisted.ClusterInstalled, assisted.ClusterAddingHosts:
 		msg := c.StatusInfo + "."
 		if c.Status == assisted.ClusterAddingHosts {
@@ -161,6 +161,9 @@ func phase(st *siteState, mode ApproveMode) (engine.Phase, string) {
 		}
 		if n := day2Installing(st); n > 0 {
 			msg += fmt.Sprintf(" %d host(s) are being added.", n)
+		}
+		if failed := day2Failed(st); len(failed) > 0 {
+			msg += fmt.Sprintf(" %d host(s) failed to join: %s. Fix the machine, then remove it from the site and add it again.", len(failed), strings.Join(failed, "; "))
 		}
 		return withRefusal(engine.PhaseInstalled, msg)
 	case assisted.ClusterPreparingForInstallation, assisted.ClusterInstalling, assisted.ClusterInstallingPendingUserAction, assisted.ClusterFinalizing:
@@ -210,22 +213,43 @@ func phase(st *siteState, mode ApproveMode) (engine.Phase, string) {
 		for _, rc := range st.Conditions {
 			if rc.Kind == "AgentClusterInstall" {
 				if rm, ok := assisted.FindCondition(rc.Conditions, assisted.CondRequirementsMet); ok && rm.Status != assisted.True {
-					return withRefusal(engine.PhasePending, rm.Message+".")
+					return withRefusal(engine.PhasePending, rm.Message+"."+requirementsFix[rm.Reason])
 				}
 			}
 		}
 		return withRefusal(engine.PhaseProvisioning, "The cluster is ready to be installed.")
 	}
 	var msgs []string
+	hint := ""
 	for _, v := range c.Validations {
 		msgs = append(msgs, v.Message)
+		// Pending results and hosts not yet ready pass on their own.
+		if v.Status == assisted.ValidationFailure && v.ID != assisted.CVAllHostsReady {
+			hint = ". " + hintCluster
+		}
 	}
-	return withRefusal(engine.PhaseProvisioning, c.StatusInfo+": "+strings.Join(msgs, "; "))
+	return withRefusal(engine.PhaseProvisioning, c.StatusInfo+": "+strings.Join(msgs, "; ")+hint)
 }
 
-// hostProblems describes the first hosts that are not ready, or "".
+// requirementsFix says what to do about a RequirementsMet reason that
+// holds a ready cluster back.
+var requirementsFix = map[string]string{
+	assisted.ReasonInsufficientAgents: " Make the site's BareMetalHosts and their roles match provisionRequirements.",
+	assisted.ReasonUnsyncedAgents:     " Fix the Agents whose SpecSynced condition is False.",
+}
+
+// Hints that end a discovery message, by the kind of host problem.
+const (
+	hintInvalid      = "Give the machine what the failing validations ask for (hosts[].validations) or change the site definition."
+	hintDisconnected = "Check the power and network of the disconnected machines; they reconnect on their own."
+	hintCluster      = "Fix the site definition (networking, VIPs, pull secret) or the machines so these cluster validations pass."
+)
+
+// hostProblems describes the hosts that are not ready and what to do, or
+// "".
 func hostProblems(st *siteState) string {
 	var parts []string
+	var invalid, disconnected bool
 	registered := map[string]bool{}
 	for _, h := range st.Hosts {
 		registered[h.Namespace+"/"+h.Machine] = true
@@ -233,7 +257,11 @@ func hostProblems(st *siteState) string {
 		case h.Status.In(assisted.HostKnown, assisted.HostKnownUnbound, assisted.HostPreparingForInstallation, assisted.HostPreparingSuccessful):
 		case h.Status.In(assisted.HostDiscovering, assisted.HostDiscoveringUnbound):
 			parts = append(parts, h.Machine+" is discovering")
+		case h.Status.In(assisted.HostDisconnected, assisted.HostDisconnectedUnbound):
+			disconnected = true
+			parts = append(parts, fmt.Sprintf("%s is %s: %s", h.Machine, h.Status, strings.TrimSuffix(h.StatusInfo, ".")))
 		default:
+			invalid = invalid || h.Status.In(assisted.HostInsufficient, assisted.HostInsufficientUnbound, assisted.HostPendingForInput, assisted.HostPreparingFailed)
 			part := fmt.Sprintf("%s is %s: %s", h.Machine, h.Status, strings.TrimSuffix(h.StatusInfo, "."))
 			if noEligibleDisk(h) {
 				part += " (" + strings.Join(h.DiskProblems, "; ") + ")"
@@ -253,7 +281,14 @@ func hostProblems(st *siteState) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return "Hosts are being discovered and validated: " + strings.Join(parts, "; ") + "."
+	msg := "Hosts are being discovered and validated: " + strings.Join(parts, "; ") + "."
+	if invalid {
+		msg += " " + hintInvalid
+	}
+	if disconnected {
+		msg += " " + hintDisconnected
+	}
+	return msg
 }
 
 // noEligibleDisk reports whether the host fails has-min-valid-disks and
@@ -291,6 +326,17 @@ func pendingHosts(st *siteState) string {
 		}
 	}
 	return " " + strings.Join(parts, "; ")
+}
+
+// day2Failed names the day-2 hosts that failed, with why.
+func day2Failed(st *siteState) []string {
+	var out []string
+	for _, h := range st.clusterHosts() {
+		if h.Day2 && h.Status == assisted.HostError {
+			out = append(out, h.Machine+": "+strings.TrimSuffix(h.StatusInfo, "."))
+		}
+	}
+	return out
 }
 
 func day2Installing(st *siteState) int {
