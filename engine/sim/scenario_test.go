@@ -333,3 +333,43 @@ func TestClusterValidationMessage(t *testing.T) {
 		t.Errorf("%s %q", o.last.Phase, o.last.Message)
 	}
 }
+
+// Installer arguments the service refuses leave the Agent unsynced with
+// the service's exact error, and hold the installation (§8.1, §5.1).
+func TestInstallerArgsRefused(t *testing.T) {
+	cases := []struct{ name, args, want string }{
+		{"not a JSON array", `--append-karg ip=dhcp`, "The Spec could not be synced due to an input error: Fail to unmarshal installer args for host %s in infraEnv %s"},
+		{"unknown flag", `["--wipe"]`, "The Spec could not be synced due to an input error: found unexpected flag --wipe for installer - allowed flags are [--append-karg --delete-karg -n --copy-network --network-dir --save-partlabel --save-partindex --image-url --image-file]"},
+		{"bad value", `["--append-karg","a b"]`, "The Spec could not be synced due to an input error: found unexpected chars in value a b for installer"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newStepped(t, Options{})
+			s := newSite("args", 1, 0)
+			s.annotations["args-cp-0"] = map[string]string{assisted.AnnotationBMACInstallerArgs: c.args}
+			apply(t, e, s.bundle(), "r1")
+			o := observe(t, e, "args")
+			o.until(10*time.Second, time.Hour, func(st engine.SiteStatus) bool {
+				return st.Cluster.State == "ready" && hostNamed(st, "args-cp-0").Agent != ""
+			})
+			want := c.want
+			if strings.Contains(want, "%s") {
+				ie := ""
+				for _, r := range o.last.Resources {
+					if r.Kind == "InfraEnv" {
+						_, id, _ := strings.Cut(r.ISODownloadURL, "/images/")
+						ie, _, _ = strings.Cut(id, "?")
+					}
+				}
+				want = strings.Replace(strings.Replace(want, "%s", hostNamed(o.last, "args-cp-0").Agent, 1), "%s", ie, 1)
+			}
+			if c := findCond(t, o.last, "Agent", assisted.CondSpecSynced); c.Status != "False" || c.Reason != assisted.ReasonInputError || c.Message != want {
+				t.Errorf("SpecSynced %+v\nwant %q", c, want)
+			}
+			if c := findCond(t, o.last, "AgentClusterInstall", assisted.CondRequirementsMet); c.Reason != assisted.ReasonUnsyncedAgents || c.Message != "The cluster currently has 1 agents with spec error" {
+				t.Errorf("RequirementsMet %+v", c)
+			}
+			o.holds(time.Minute, 30*time.Minute, func(st engine.SiteStatus) bool { return st.Phase == engine.PhasePending })
+		})
+	}
+}
