@@ -373,3 +373,20 @@ func TestInstallerArgsRefused(t *testing.T) {
 		})
 	}
 }
+
+// A node taken out of a site before installation leaves with its Agent in
+// one step; the remaining hosts install.
+func TestNodeRemovedBeforeInstall(t *testing.T) {
+	e := newStepped(t, Options{})
+	s := newSite("rm", 3, 2)
+	s.hardware["rm-w-1"] = "cpus=1"
+	apply(t, e, s.bundle(), "r1")
+	o := observe(t, e, "rm")
+	o.until(10*time.Second, time.Hour, func(st engine.SiteStatus) bool { return hostNamed(st, "rm-w-1").State == "insufficient" })
+	s.workers = 1
+	apply(t, e, s.bundle(), "r2")
+	o.until(10*time.Second, 4*time.Hour, phaseIs(engine.PhaseInstalled))
+	if len(o.last.Hosts) != 4 || hostNamed(o.last, "rm-w-1").Name != "" {
+		t.Errorf("hosts %+v", o.last.Hosts)
+	}
+}
