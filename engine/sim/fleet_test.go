@@ -44,7 +44,7 @@ func TestSimExamples(t *testing.T) {
 	}
 	want := map[string]func(engine.SiteStatus) bool{
 		"aster-ha-01": func(st engine.SiteStatus) bool {
-			return st.Phase == engine.PhaseInstalled && st.Message == "Cluster is installed but some workers did not join." &&
+			return st.Phase == engine.PhaseInstalled && strings.HasPrefix(st.Message, "Cluster is installed but some workers did not join. 1 host(s) failed to join: aster-w-2.aster.example.net: ") &&
 				hostNamed(st, "aster-w-2.aster.example.net").State == "error"
 		},
 		"birch-sno-01": func(st engine.SiteStatus) bool {

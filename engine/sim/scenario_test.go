@@ -390,3 +390,25 @@ func TestNodeRemovedBeforeInstall(t *testing.T) {
 		t.Errorf("hosts %+v", o.last.Hosts)
 	}
 }
+
+// While a cluster installs on without a failed worker, the site names the
+// worker and why it failed.
+func TestInstallingNamesFailedWorker(t *testing.T) {
+	e := newStepped(t, Options{})
+	s := newSite("fw", 3, 3)
+	s.hardware["fw-w-2"] = "failAt=Installing"
+	apply(t, e, s.bundle(), "r1")
+	o := observe(t, e, "fw")
+	o.until(10*time.Second, 3*time.Hour, func(st engine.SiteStatus) bool {
+		return st.Phase == engine.PhaseInstalling && hostNamed(st, "fw-w-2").State == "error"
+	})
+	want := " The installation goes on without the hosts that failed (fw-w-2: Failed - failed executing the installation in stage Installing: simulated failure)."
+	if !strings.HasSuffix(o.last.Message, want) {
+		t.Errorf("message %q", o.last.Message)
+	}
+	o.until(time.Minute, 3*time.Hour, phaseIs(engine.PhaseInstalled))
+	want = "Cluster is installed but some workers did not join. 1 host(s) failed to join: fw-w-2: Failed - failed executing the installation in stage Installing: simulated failure. Fix the machine, then remove it from the site and add it again."
+	if o.last.Message != want {
+		t.Errorf("installed message %q", o.last.Message)
+	}
+}

@@ -162,7 +162,7 @@ func phase(st *siteState, mode ApproveMode) (engine.Phase, string) {
 		if n := day2Installing(st); n > 0 {
 			msg += fmt.Sprintf(" %d host(s) are being added.", n)
 		}
-		if failed := day2Failed(st); len(failed) > 0 {
+		if failed := failedToJoin(st); len(failed) > 0 {
 			msg += fmt.Sprintf(" %d host(s) failed to join: %s. Fix the machine, then remove it from the site and add it again.", len(failed), strings.Join(failed, "; "))
 		}
 		return withRefusal(engine.PhaseInstalled, msg)
@@ -170,6 +170,9 @@ func phase(st *siteState, mode ApproveMode) (engine.Phase, string) {
 		msg := fmt.Sprintf("%s (%d%%).", c.StatusInfo, c.TotalPercent)
 		if c.Status == assisted.ClusterInstallingPendingUserAction {
 			msg += pendingHosts(st)
+		}
+		if f := failedHosts(st); f != "" {
+			msg += " The installation goes on without the hosts that failed" + f + "."
 		}
 		return withRefusal(engine.PhaseInstalling, msg)
 	}
@@ -328,11 +331,12 @@ func pendingHosts(st *siteState) string {
 	return " " + strings.Join(parts, "; ")
 }
 
-// day2Failed names the day-2 hosts that failed, with why.
-func day2Failed(st *siteState) []string {
+// failedToJoin names the hosts of an installed cluster that failed (day-1
+// workers the cluster completed without, day-2 hosts), with why.
+func failedToJoin(st *siteState) []string {
 	var out []string
 	for _, h := range st.clusterHosts() {
-		if h.Day2 && h.Status == assisted.HostError {
+		if h.Status == assisted.HostError {
 			out = append(out, h.Machine+": "+strings.TrimSuffix(h.StatusInfo, "."))
 		}
 	}
