@@ -412,3 +412,35 @@ func TestInstallingNamesFailedWorker(t *testing.T) {
 		t.Errorf("installed message %q", o.last.Message)
 	}
 }
+
+// Re-applying the bundle at every step of an installation leaves the
+// history exactly as it is without: same statuses, same events, same
+// virtual times.
+func TestReapplyLeavesHistoryAlone(t *testing.T) {
+	run := func(reapply bool) []engine.SiteStatus {
+		e := newStepped(t, Options{})
+		s := newSite("hist", 3, 1)
+		s.macBase = 60101
+		apply(t, e, s.bundle(), "r1")
+		var out []engine.SiteStatus
+		for range 40 {
+			if reapply {
+				apply(t, e, s.bundle(), "r1")
+			}
+			if err := e.Advance(context.Background(), 2*time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, status(t, e, "hist"))
+		}
+		return out
+	}
+	plain, again := run(false), run(true)
+	for i := range plain {
+		if !reflect.DeepEqual(plain[i], again[i]) {
+			t.Fatalf("step %d differs:\n%s\n%s", i, dump(t, plain[i]), dump(t, again[i]))
+		}
+	}
+	if plain[len(plain)-1].Phase != engine.PhaseInstalled {
+		t.Errorf("the run ends %s", plain[len(plain)-1].Phase)
+	}
+}
