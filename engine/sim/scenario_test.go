@@ -223,14 +223,15 @@ func TestDeleteWhileInstalling(t *testing.T) {
 	if err := e.Delete(context.Background(), "dwi"); err != nil {
 		t.Fatal(err)
 	}
-	var events []engine.Event
+	var seen []string
+	gone := false
 	for range 600 {
 		if err := e.Advance(context.Background(), time.Second); err != nil {
 			t.Fatal(err)
 		}
 		st, err := e.Status(context.Background(), "dwi")
 		if errors.Is(err, engine.ErrNotFound) {
-			events = nil
+			gone = true
 			break
 		}
 		if err != nil {
@@ -239,10 +240,20 @@ func TestDeleteWhileInstalling(t *testing.T) {
 		if st.Phase != engine.PhaseDeleting {
 			t.Fatalf("phase %s", st.Phase)
 		}
-		events = st.Events
+		for _, ev := range st.Events {
+			seen = appendNew(seen, ev.Message)
+		}
 	}
-	if events != nil {
-		t.Fatalf("site not gone after 10 minutes; events %+v", events)
+	if !gone {
+		t.Fatalf("site not gone after 10 minutes")
+	}
+	// The AgentClusterInstall finalizer cancelled the running installation
+	// before it deregistered the cluster (§9).
+	all := strings.Join(seen, "\n")
+	cancelled := strings.Index(all, "to cancelled")
+	deregistered := strings.Index(all, "Deregistered cluster")
+	if cancelled < 0 || deregistered < cancelled {
+		t.Errorf("no cancellation before deregistration in\n%s", all)
 	}
 	b := observe(t, e, "bystander")
 	b.until(time.Minute, 3*time.Hour, phaseIs(engine.PhaseInstalled))
