@@ -26,6 +26,13 @@ type ClusterNetwork struct {
 	HostPrefix int    `json:"hostPrefix"`
 }
 
+// The networks a cluster gets when its AgentClusterInstall gives none
+// (§0, internal/bminventory/inventory.go Config).
+var (
+	DefaultClusterNetwork = ClusterNetwork{CIDR: "10.128.0.0/14", HostPrefix: 23}
+	DefaultServiceNetwork = "172.30.0.0/16"
+)
+
 // ClusterHost is one host as the cluster validations see it.
 type ClusterHost struct {
 	Status HostStatus

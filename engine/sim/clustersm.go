@@ -40,10 +40,10 @@ func (o *op) computeClusterValidations() []assisted.Result {
 		Ignored:           assisted.ParseIgnored(d.ACI.Annotations[assisted.AnnotationIgnoredClusterValids]),
 	}
 	if len(in.ClusterNetworks) == 0 {
-		in.ClusterNetworks = []assisted.ClusterNetwork{{CIDR: "10.128.0.0/14", HostPrefix: 23}}
+		in.ClusterNetworks = []assisted.ClusterNetwork{assisted.DefaultClusterNetwork}
 	}
 	if len(in.ServiceNetworks) == 0 {
-		in.ServiceNetworks = []string{"172.30.0.0/16"}
+		in.ServiceNetworks = []string{assisted.DefaultServiceNetwork}
 	}
 	for _, h := range o.st.clusterHosts() {
 		in.Hosts = append(in.Hosts, assisted.ClusterHost{
