@@ -171,6 +171,10 @@ func TestLateBinding(t *testing.T) {
 	if hostNamed(o.last, "lb-cp-0").StateInfo != assisted.InfoKnownUnbound {
 		t.Errorf("info %q", hostNamed(o.last, "lb-cp-0").StateInfo)
 	}
+	want := "Hosts are being discovered and validated: lb-cp-0 is known-unbound: Host is ready to be bound to a cluster. Bind the pool hosts to the cluster with the BareMetalHost annotation bmac.agent-install.openshift.io/cluster-reference=<namespace>/<name>."
+	if o.last.Phase != engine.PhaseProvisioning || o.last.Message != want {
+		t.Errorf("%s %q", o.last.Phase, o.last.Message)
+	}
 	s.annotations["lb-cp-0"] = map[string]string{assisted.AnnotationBMACClusterReference: "lb/lb"}
 	apply(t, e, s.bundle(), "r2")
 	o.until(10*time.Second, 3*time.Hour, phaseIs(engine.PhaseInstalled))

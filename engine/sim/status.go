@@ -225,13 +225,13 @@ func phase(st *siteState, mode ApproveMode) (engine.Phase, string) {
 	var msgs []string
 	hint := ""
 	for _, v := range c.Validations {
-		msgs = append(msgs, v.Message)
+		msgs = append(msgs, strings.TrimSuffix(v.Message, "."))
 		// Pending results and hosts not yet ready pass on their own.
 		if v.Status == assisted.ValidationFailure && v.ID != assisted.CVAllHostsReady {
-			hint = ". " + hintCluster
+			hint = " " + hintCluster
 		}
 	}
-	return withRefusal(engine.PhaseProvisioning, c.StatusInfo+": "+strings.Join(msgs, "; ")+hint)
+	return withRefusal(engine.PhaseProvisioning, c.StatusInfo+": "+strings.Join(msgs, "; ")+"."+hint)
 }
 
 // requirementsFix says what to do about a RequirementsMet reason that
@@ -245,6 +245,7 @@ var requirementsFix = map[string]string{
 const (
 	hintInvalid      = "Give the machine what the failing validations ask for (hosts[].validations) or change the site definition."
 	hintDisconnected = "Check the power and network of the disconnected machines; they reconnect on their own."
+	hintPool         = "Bind the pool hosts to the cluster with the BareMetalHost annotation " + assisted.AnnotationBMACClusterReference + "=<namespace>/<name>."
 	hintCluster      = "Fix the site definition (networking, VIPs, pull secret) or the machines so these cluster validations pass."
 )
 
@@ -252,12 +253,15 @@ const (
 // "".
 func hostProblems(st *siteState) string {
 	var parts []string
-	var invalid, disconnected bool
+	var invalid, disconnected, pool bool
 	registered := map[string]bool{}
 	for _, h := range st.Hosts {
 		registered[h.Namespace+"/"+h.Machine] = true
 		switch {
-		case h.Status.In(assisted.HostKnown, assisted.HostKnownUnbound, assisted.HostPreparingForInstallation, assisted.HostPreparingSuccessful):
+		case h.Status == assisted.HostKnownUnbound:
+			pool = true
+			parts = append(parts, fmt.Sprintf("%s is %s: %s", h.Machine, h.Status, strings.TrimSuffix(h.StatusInfo, ".")))
+		case h.Status.In(assisted.HostKnown, assisted.HostPreparingForInstallation, assisted.HostPreparingSuccessful):
 		case h.Status.In(assisted.HostDiscovering, assisted.HostDiscoveringUnbound):
 			parts = append(parts, h.Machine+" is discovering")
 		case h.Status.In(assisted.HostDisconnected, assisted.HostDisconnectedUnbound):
@@ -290,6 +294,9 @@ func hostProblems(st *siteState) string {
 	}
 	if disconnected {
 		msg += " " + hintDisconnected
+	}
+	if pool {
+		msg += " " + hintPool
 	}
 	return msg
 }
