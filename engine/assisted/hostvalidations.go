@@ -114,6 +114,9 @@ func (in *HostInput) Requirements() Requirements {
 	if in.Cluster == nil {
 		return UnboundRequirements()
 	}
+	if (in.Role == RoleWorker || in.Role == RoleAutoAssign) && IsEdgeWorker(in.Inventory) {
+		return ReqEdgeWorker
+	}
 	return RoleRequirements(in.Role, in.Cluster.SNO, in.Cluster.Version)
 }
 

@@ -262,3 +262,26 @@ func TestRequirementsByRole(t *testing.T) {
 		t.Errorf("unbound %+v", u)
 	}
 }
+
+// An aarch64 BlueField SoC worker is an edge worker: a 20 GB disk is
+// enough for it, not for an ordinary worker (§3.1).
+func TestEdgeWorker(t *testing.T) {
+	for _, c := range []struct {
+		arch, product string
+		want          ValidationStatus
+	}{
+		{"aarch64", EdgeWorkerProduct, ValidationSuccess},
+		{"x86_64", EdgeWorkerProduct, ValidationFailure},
+		{"aarch64", "PowerEdge R650", ValidationFailure},
+	} {
+		h := goodHost()
+		h.Role = RoleWorker
+		h.Inventory.Arch, h.Inventory.Product = c.arch, c.product
+		h.Inventory.Disks[0].SizeBytes = 20e9
+		for _, r := range EvaluateHost(h) {
+			if r.ID == HVHasMinValidDisks && r.Status != c.want {
+				t.Errorf("%s %s: %s %q", c.arch, c.product, r.Status, r.Message)
+			}
+		}
+	}
+}

@@ -41,6 +41,16 @@ var (
 	ReqEdgeWorker = Requirements{CPUCores: 2, RAMMiB: 8192, DiskGB: 15, DiskSpeedMs: 10}
 )
 
+// EdgeWorkerProduct is the product name that, on an aarch64 host, makes a
+// worker an edge worker with its own, smaller requirements (§3.1).
+const EdgeWorkerProduct = "BlueField SoC"
+
+// IsEdgeWorker reports whether an inventory is an edge worker's: an
+// aarch64 (arm64) BlueField SoC.
+func IsEdgeWorker(inv *Inventory) bool {
+	return inv != nil && inv.Product == EdgeWorkerProduct && (inv.Arch == "aarch64" || inv.Arch == "arm64")
+}
+
 // SNOCoresFrom422 is the SNO core requirement from OpenShift 4.22 on (the
 // entry {"version":"4.22","match_type":"min_version","sno":{"cpu_cores":4}}).
 const SNOCoresFrom422 = 4
