@@ -455,3 +455,34 @@ func TestReapplyLeavesHistoryAlone(t *testing.T) {
 		t.Errorf("the run ends %s", plain[len(plain)-1].Phase)
 	}
 }
+
+// With manual approval a day-2 host waits for it, and the installed site
+// says so; once approved it joins (§10 day 2).
+func TestDay2WaitsForApproval(t *testing.T) {
+	e := newStepped(t, Options{Approve: ApproveManual})
+	s := newSite("d2a", 1, 0)
+	apply(t, e, s.bundle(), "r1")
+	o := observe(t, e, "d2a")
+	o.until(10*time.Second, time.Hour, func(st engine.SiteStatus) bool { return hostNamed(st, "d2a-cp-0").State == "known" })
+	if err := e.Approve(context.Background(), "d2a", "d2a-cp-0"); err != nil {
+		t.Fatal(err)
+	}
+	o.until(time.Minute, 3*time.Hour, func(st engine.SiteStatus) bool { return st.Cluster.State == "adding-hosts" })
+	s.extraHosts = []string{"d2a-w-new"}
+	apply(t, e, s.bundle(), "r2")
+	o.until(10*time.Second, time.Hour, func(st engine.SiteStatus) bool { return hostNamed(st, "d2a-w-new").State == "known" })
+	o.holds(time.Minute, 30*time.Minute, func(st engine.SiteStatus) bool { return hostNamed(st, "d2a-w-new").State == "known" })
+	want := "Cluster is installed. 1 host(s) wait for approval: d2a-w-new (agent " + hostNamed(o.last, "d2a-w-new").Agent + ")."
+	if o.last.Phase != engine.PhaseInstalled || o.last.Message != want {
+		t.Errorf("%s %q", o.last.Phase, o.last.Message)
+	}
+	if err := e.Approve(context.Background(), "d2a", "d2a-w-new"); err != nil {
+		t.Fatal(err)
+	}
+	o.until(10*time.Second, 3*time.Hour, func(st engine.SiteStatus) bool {
+		return hostNamed(st, "d2a-w-new").State == "added-to-existing-cluster"
+	})
+	if o.last.Message != "Cluster is installed." {
+		t.Errorf("message %q", o.last.Message)
+	}
+}

@@ -162,6 +162,9 @@ func phase(st *siteState, mode ApproveMode) (engine.Phase, string) {
 		if n := day2Installing(st); n > 0 {
 			msg += fmt.Sprintf(" %d host(s) are being added.", n)
 		}
+		if waiting := day2Unapproved(st); len(waiting) > 0 {
+			msg += fmt.Sprintf(" %d host(s) wait for approval: %s.", len(waiting), strings.Join(waiting, ", "))
+		}
 		if failed := failedToJoin(st); len(failed) > 0 {
 			msg += fmt.Sprintf(" %d host(s) failed to join: %s. Fix the machine, then remove it from the site and add it again.", len(failed), strings.Join(failed, "; "))
 		}
@@ -350,10 +353,22 @@ func failedToJoin(st *siteState) []string {
 	return out
 }
 
+// day2Unapproved names the day-2 hosts the controller would install but
+// for their approval.
+func day2Unapproved(st *siteState) []string {
+	var out []string
+	for _, h := range st.clusterHosts() {
+		if h.Day2 && h.Status == assisted.HostKnown && !h.Approved {
+			out = append(out, h.BMH+" (agent "+h.ID+")")
+		}
+	}
+	return out
+}
+
 func day2Installing(st *siteState) int {
 	n := 0
 	for _, h := range st.clusterHosts() {
-		if h.Day2 && !h.Status.In(assisted.HostAddedToExistingCluster, assisted.HostError) {
+		if h.Day2 && !h.Status.In(assisted.HostAddedToExistingCluster, assisted.HostError) && !(h.Status == assisted.HostKnown && !h.Approved) {
 			n++
 		}
 	}
