@@ -1,0 +1,307 @@
+package reconciler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/policy"
+	"github.com/siteops/siteops/policy/report"
+	"github.com/siteops/siteops/reconciler/source"
+)
+
+// ErrSitesFailed is returned by Run with WithUntilInstalled when some site
+// failed, was blocked by policy or could not be loaded.
+var ErrSitesFailed = errors.New("some sites failed")
+
+// Loop reconciles a fleet repository with an engine: each new revision
+// from the source is loaded, rendered, checked and applied, and the
+// status of every site is written back to the source. A Loop is used by
+// one Run at a time; its HTTP handler and Documents may be used
+// concurrently with it.
+type Loop struct {
+	src source.Source
+	eng engine.Engine
+	o   options
+	m   *metrics
+
+	// mu guards ix and fleet, which the pass changes and the HTTP
+	// surface reads.
+	mu    sync.RWMutex
+	ix    *index
+	fleet fleetState
+
+	ready atomic.Bool
+
+	// dirty holds the sites whose engine status changed since the last
+	// status write; notify is signalled when it gains one.
+	dirtyMu sync.Mutex
+	dirty   map[string]struct{}
+	notify  chan struct{}
+
+	// out holds the encoded documents, as last written; saved the state
+	// file as last written.
+	out   *writeback
+	saved []byte
+}
+
+// fleetState is what the loop knows of the fleet as a whole.
+type fleetState struct {
+	// revision is the revision of the last pass; problems are the
+	// findings of that revision that concern no site that loaded (a
+	// file that does not parse, a duplicate cluster name).
+	revision string
+	problems []report.Finding
+	lastPass time.Time
+	// lastError is why the last pass or write did not finish, or "".
+	lastError string
+	// applyRetry lists sites whose Apply failed, reloaded at the next pass.
+	applyRetry map[string]struct{}
+	// started is set once a pass has loaded the whole tree.
+	started bool
+}
+
+// New returns a loop over src and eng.
+func New(src source.Source, eng engine.Engine, opts ...Option) *Loop {
+	o := applyOptions(opts)
+	return &Loop{src: src, eng: eng, o: o, m: newMetrics(o.registerer), ix: newIndex(),
+		dirty: map[string]struct{}{}, notify: make(chan struct{}, 1), out: newWriteback(),
+		fleet: fleetState{applyRetry: map[string]struct{}{}}}
+}
+
+// snapshotResult is one return of Source.Next.
+type snapshotResult struct {
+	snap source.Snapshot
+	err  error
+}
+
+// Run reconciles until ctx is done, or with WithUntilInstalled until the
+// fleet is installed or a site failed. When ctx is done Run finishes the
+// pass under way, writes the status and returns ctx's error.
+//
+// An error from the source before the first pass (a repository that
+// cannot be cloned, a branch that does not exist) is returned at once;
+// later ones are logged and retried with backoff, the last good state
+// staying applied.
+func (l *Loop) Run(ctx context.Context) error {
+	if err := l.loadState(); err != nil {
+		return err
+	}
+	if l.o.policy == nil {
+		e, err := policy.Load(ctx)
+		if err != nil {
+			return fmt.Errorf("load the built-in policies: %w", err)
+		}
+		l.o.policy = e
+	}
+	subCtx, cancelSub := context.WithCancel(ctx)
+	defer cancelSub()
+	go l.collect(subCtx, l.eng.Subscribe(subCtx))
+
+	snaps := make(chan snapshotResult, 1)
+	next := func() {
+		go func() {
+			s, err := l.src.Next(ctx)
+			snaps <- snapshotResult{s, err}
+		}()
+	}
+	next()
+	var (
+		statusTimer *time.Timer
+		timerC      <-chan time.Time
+		lastWrite   time.Time
+		backoff     = newBackoff()
+	)
+	for {
+		select {
+		case <-ctx.Done():
+			l.shutdown(ctx)
+			return ctx.Err()
+		case r := <-snaps:
+			if r.err != nil {
+				if ctx.Err() != nil {
+					l.shutdown(ctx)
+					return ctx.Err()
+				}
+				if !l.ready.Load() {
+					return fmt.Errorf("read the source: %w", r.err)
+				}
+				l.failed("read the source", r.err)
+				wait := backoff.next()
+				go func() {
+					select {
+					case <-time.After(wait):
+						next()
+					case <-ctx.Done():
+						snaps <- snapshotResult{err: ctx.Err()}
+					}
+				}()
+				continue
+			}
+			backoff.reset()
+			err := l.reconcile(ctx, r.snap)
+			next()
+			if err != nil {
+				if ctx.Err() != nil {
+					l.shutdown(ctx)
+					return ctx.Err()
+				}
+				l.failed("reconcile revision "+r.snap.Revision, err)
+				continue
+			}
+			lastWrite = time.Now()
+			if done, err := l.finished(); done {
+				return err
+			}
+		case <-l.notify:
+			if wait := l.o.statusInterval - time.Since(lastWrite); wait > 0 && l.fleet.started {
+				if statusTimer == nil {
+					statusTimer = time.NewTimer(wait)
+					timerC = statusTimer.C
+				}
+				continue
+			}
+			if l.progress(ctx) {
+				lastWrite = time.Now()
+			}
+			if done, err := l.finished(); done {
+				return err
+			}
+		case <-timerC:
+			statusTimer, timerC = nil, nil
+			if l.progress(ctx) {
+				lastWrite = time.Now()
+			}
+			if done, err := l.finished(); done {
+				return err
+			}
+		}
+	}
+}
+
+// progress writes the status of the sites whose engine status changed.
+// It reports whether it wrote.
+func (l *Loop) progress(ctx context.Context) bool {
+	if !l.fleet.started {
+		return false // the first pass writes everything
+	}
+	start := time.Now()
+	wrote, err := l.writeStatus(ctx, l.takeDirty())
+	l.m.passDuration.WithLabelValues(passStatus).Observe(time.Since(start).Seconds())
+	if err != nil {
+		l.failed("write status", err)
+	}
+	return wrote
+}
+
+// shutdown writes the status one last time, with a deadline of its own
+// since ctx is done.
+func (l *Loop) shutdown(ctx context.Context) {
+	if !l.fleet.started {
+		return
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	if _, err := l.writeStatus(wctx, l.takeDirty()); err != nil {
+		l.failed("write status at shutdown", err)
+	}
+}
+
+// shutdownTimeout bounds the last status write.
+const shutdownTimeout = 30 * time.Second
+
+// failed records and logs an error that the loop survives.
+func (l *Loop) failed(step string, err error) {
+	l.m.passErrors.Inc()
+	l.mu.Lock()
+	l.fleet.lastError = step + ": " + err.Error()
+	l.mu.Unlock()
+	l.o.logger.Error(step+" failed", "error", err)
+}
+
+// collect turns the engine's change notices into the dirty set.
+func (l *Loop) collect(ctx context.Context, changes <-chan string) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case name, ok := <-changes:
+			if !ok {
+				return
+			}
+			l.markDirty(name)
+		}
+	}
+}
+
+func (l *Loop) markDirty(names ...string) {
+	l.dirtyMu.Lock()
+	for _, n := range names {
+		l.dirty[n] = struct{}{}
+	}
+	l.dirtyMu.Unlock()
+	select {
+	case l.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (l *Loop) takeDirty() map[string]struct{} {
+	l.dirtyMu.Lock()
+	defer l.dirtyMu.Unlock()
+	d := l.dirty
+	l.dirty = map[string]struct{}{}
+	return d
+}
+
+// finished reports whether Run should return, with WithUntilInstalled:
+// every site Installed, or some site failed.
+func (l *Loop) finished() (bool, error) {
+	if !l.o.untilInstalled || !l.fleet.started {
+		return false, nil
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if len(l.fleet.problems) > 0 {
+		return true, fmt.Errorf("%w: %d problems in the repository concern no site that loaded", ErrSitesFailed, len(l.fleet.problems))
+	}
+	var failed []string
+	installed := 0
+	for name, r := range l.ix.sites {
+		switch {
+		case r.orphaned || r.deleting:
+			installed++ // not part of the fleet any more
+		case r.phase == engine.PhaseFailed || r.phase == engine.PhasePolicyFailed:
+			failed = append(failed, name)
+		case r.phase == engine.PhaseInstalled:
+			installed++
+		}
+	}
+	if len(failed) > 0 {
+		return true, fmt.Errorf("%w: %s", ErrSitesFailed, listNames(failed, maxListed))
+	}
+	return installed == len(l.ix.sites), nil
+}
+
+// Ready reports whether the first pass has finished.
+func (l *Loop) Ready() bool { return l.ready.Load() }
+
+// backoff doubles a wait from one second up to five minutes.
+type backoff struct{ d time.Duration }
+
+func newBackoff() *backoff { return &backoff{} }
+
+func (b *backoff) next() time.Duration {
+	if b.d == 0 {
+		b.d = time.Second
+	} else {
+		b.d = min(2*b.d, 5*time.Minute)
+	}
+	return b.d
+}
+
+func (b *backoff) reset() { b.d = 0 }

@@ -1,0 +1,352 @@
+package reconciler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/policy/report"
+	"github.com/siteops/siteops/reconciler/source"
+	"github.com/siteops/siteops/render"
+	"github.com/siteops/siteops/sites"
+)
+
+// reconcile runs one pass over a new revision: load what changed, render,
+// check, apply, and write the status back.
+func (l *Loop) reconcile(ctx context.Context, snap source.Snapshot) error {
+	start := time.Now()
+	kind := passIncremental
+	var w *work
+	if !l.fleet.started || snap.Changed == nil {
+		kind, w = passFull, newWork()
+		w.full = true
+	} else {
+		l.mu.RLock()
+		w = l.ix.plan(snap.Changed)
+		for name := range l.fleet.applyRetry {
+			if r := l.ix.sites[name]; r != nil {
+				w.reloadSite(r)
+			}
+		}
+		l.mu.RUnlock()
+	}
+	log := l.o.logger.With("revision", snap.Revision)
+	changed, err := l.apply(ctx, snap, w)
+	if err != nil {
+		return err
+	}
+	if _, err := l.writeStatus(ctx, l.mergeDirty(changed)); err != nil {
+		return fmt.Errorf("write status: %w", err)
+	}
+	if err := l.saveState(); err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	l.m.passDuration.WithLabelValues(kind).Observe(elapsed.Seconds())
+	l.m.setRevision(snap.Revision, float64(time.Now().Unix()))
+	l.mu.Lock()
+	l.fleet.lastPass, l.fleet.lastError = time.Now(), ""
+	l.mu.Unlock()
+	l.ready.Store(true)
+	log.Info("pass finished", "kind", kind, "sites", len(changed), "duration", elapsed.Round(time.Millisecond))
+	return nil
+}
+
+// mergeDirty adds the sites of a pass to the engine's dirty set and takes
+// it.
+func (l *Loop) mergeDirty(names map[string]struct{}) map[string]struct{} {
+	d := l.takeDirty()
+	maps.Copy(d, names)
+	return d
+}
+
+// apply loads, renders, checks and applies what w asks for, and updates
+// the index. It returns the sites whose documents may have changed.
+func (l *Loop) apply(ctx context.Context, snap source.Snapshot, w *work) (map[string]struct{}, error) {
+	touched := map[string]struct{}{}
+	if w.empty() {
+		l.mu.Lock()
+		l.fleet.revision = snap.Revision
+		l.mu.Unlock()
+		return touched, nil
+	}
+	res, err := l.load(ctx, snap.FS, w)
+	if err != nil {
+		return nil, err
+	}
+	rev := snap.Revision
+
+	// Sites defined again elsewhere than where the index has them, by a
+	// unit this pass did not reload, stay where they are.
+	var accepted []*loaded
+	for _, lo := range res.sites {
+		if old := l.ix.sites[lo.rec.name]; old != nil && old.unit != "" && !res.covered[lo.rec.name] {
+			s := lo.site
+			p := s.Problem(s.FieldPath("clusterName"), "cluster %q is already defined at %s; this definition is not used", s.Name, old.source)
+			p.Hint = "a cluster name must be unique across the fleet; rename or remove one definition"
+			res.problems = append(res.problems, p)
+			continue
+		}
+		accepted = append(accepted, lo)
+	}
+
+	// Check.
+	byName := map[string][]report.Finding{}
+	var fleetFindings []report.Finding
+	fleet := &sites.Fleet{Problems: res.problems}
+	bundles := make(map[string]*render.Bundle, len(accepted))
+	for _, lo := range accepted {
+		if lo.bundle != nil {
+			fleet.Sites = append(fleet.Sites, lo.site)
+			bundles[lo.site.Name] = lo.bundle
+		}
+	}
+	rep, err := l.o.policy.Check(ctx, fleet, bundles)
+	if err != nil {
+		return nil, fmt.Errorf("check policies: %w", err)
+	}
+	fleet, bundles = nil, nil
+	for _, f := range rep.Findings {
+		if f.Site != "" {
+			byName[f.Site] = append(byName[f.Site], f)
+		} else {
+			fleetFindings = append(fleetFindings, f)
+		}
+	}
+	// A finding about a file that defines no site that loaded belongs to
+	// the sites that file defined before.
+	bySource := map[string][]string{}
+	for name := range res.covered {
+		if r := l.ix.sites[name]; r != nil {
+			bySource[r.source] = append(bySource[r.source], name)
+		}
+	}
+	var orphanFindings []report.Finding
+	for _, f := range fleetFindings {
+		if names := bySource[f.Pos.File]; len(names) > 0 {
+			for _, n := range names {
+				byName[n] = append(byName[n], f)
+			}
+			continue
+		}
+		orphanFindings = append(orphanFindings, f)
+	}
+
+	// Decide, per site, and apply.
+	var toApply []*loaded
+	loadedNames := map[string]bool{}
+	l.mu.Lock()
+	for _, lo := range accepted {
+		name := lo.rec.name
+		loadedNames[name] = true
+		r := lo.rec
+		if old := l.ix.sites[name]; old != nil {
+			r.hash, r.applied, r.phase = old.hash, old.applied, old.phase
+		}
+		r.observed, r.findings = rev, byName[name]
+		switch deny := denies(r.findings); {
+		case lo.bundle == nil:
+			r.blocked, r.message = true, blockedMessage(rev, "the site does not render", r.findings, r.applied)
+		case len(deny) > 0:
+			r.blocked, r.message = true, blockedMessage(rev, fmt.Sprintf("%d deny finding(s) block it", len(deny)), deny, r.applied)
+		default:
+			if r.hash != lo.hash || !l.engineHas(ctx, name) {
+				toApply = append(toApply, lo)
+			}
+		}
+		l.ix.put(r)
+		touched[name] = struct{}{}
+	}
+	for unit, reads := range res.reads {
+		l.ix.setKustomization(unit, reads)
+	}
+	if w.full {
+		for unit := range l.ix.kustomizations {
+			if _, ok := res.reads[unit]; !ok {
+				l.ix.dropKustomization(unit)
+			}
+		}
+	}
+
+	// Sites the pass expected and did not find: broken, or removed.
+	var removed []string
+	for _, name := range slices.Sorted(maps.Keys(res.covered)) {
+		if loadedNames[name] {
+			continue
+		}
+		r := l.ix.sites[name]
+		if fs := byName[name]; len(denies(fs)) > 0 || hasErrorAbout(res.problems, r) {
+			r.observed, r.findings = rev, fs
+			r.blocked, r.message = true, blockedMessage(rev, "the site no longer loads", denies(fs), r.applied)
+			touched[name] = struct{}{}
+			continue
+		}
+		removed = append(removed, name)
+	}
+	if !l.fleet.started {
+		// Sites the engine holds that the repository does not define
+		// (removed while the loop was not running).
+		held, err := l.eng.Sites(ctx)
+		if err != nil {
+			l.mu.Unlock()
+			return nil, fmt.Errorf("list the engine's sites: %w", err)
+		}
+		for _, name := range held {
+			if l.ix.sites[name] == nil {
+				l.ix.put(&record{name: name, observed: rev})
+				removed = append(removed, name)
+			}
+		}
+	}
+	l.fleet.revision = rev
+	l.fleet.problems = orphanFindings
+	l.fleet.started = true
+	l.mu.Unlock()
+
+	if err := l.applyAll(ctx, rev, toApply); err != nil {
+		return nil, err
+	}
+	for _, name := range removed {
+		touched[name] = struct{}{}
+	}
+	if err := l.remove(ctx, rev, removed); err != nil {
+		return nil, err
+	}
+	return touched, nil
+}
+
+// engineHas reports whether the engine holds a site: after its state was
+// lost, a site must be applied again even if the loop remembers it.
+func (l *Loop) engineHas(ctx context.Context, name string) bool {
+	if l.fleet.started {
+		return true // checked on the first pass
+	}
+	_, err := l.eng.Status(ctx, name)
+	return !errors.Is(err, engine.ErrNotFound)
+}
+
+// applyAll hands bundles to the engine on all CPUs, rendering again
+// those the load did not keep whole.
+func (l *Loop) applyAll(ctx context.Context, rev string, todo []*loaded) error {
+	if len(todo) == 0 {
+		return nil
+	}
+	r := render.New(l.o.renderOpts...)
+	var (
+		mu     sync.Mutex
+		failed []string
+		next   = make(chan *loaded)
+		wg     sync.WaitGroup
+	)
+	for range min(runtime.GOMAXPROCS(0), len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for lo := range next {
+				b := lo.bundle
+				if !lo.full {
+					b, _ = r.Render(lo.site)
+				}
+				err := errors.New("the site no longer renders")
+				if b != nil {
+					err = l.eng.Apply(ctx, b, rev)
+				}
+				lo.bundle, lo.site = nil, nil
+				mu.Lock()
+				if err != nil {
+					failed = append(failed, lo.rec.name)
+					l.o.logger.Error("apply failed", "site", lo.rec.name, "revision", rev, "error", err)
+				} else {
+					l.mu.Lock()
+					lo.rec.hash, lo.rec.applied, lo.rec.blocked, lo.rec.message = lo.hash, rev, false, ""
+					delete(l.fleet.applyRetry, lo.rec.name)
+					l.mu.Unlock()
+					l.m.sitesApplied.Inc()
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, lo := range todo {
+		select {
+		case next <- lo:
+		case <-ctx.Done():
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	for _, name := range failed {
+		r := l.ix.sites[name]
+		r.blocked, r.message = true, fmt.Sprintf("Revision %s could not be handed to the engine; it is tried again at the next revision.", rev)
+		l.fleet.applyRetry[name] = struct{}{}
+	}
+	l.mu.Unlock()
+	return nil
+}
+
+// denies returns the deny findings that are not waived.
+func denies(fs []report.Finding) []report.Finding {
+	var out []report.Finding
+	for _, f := range fs {
+		if f.Severity == report.Deny && f.Waived == "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// hasErrorAbout reports whether a load error concerns a site that did
+// not load: it names the site, or is in its file, or in the kustomize tree
+// it came from.
+func hasErrorAbout(problems sites.Problems, r *record) bool {
+	for _, p := range problems {
+		if p.Severity != sites.SeverityError {
+			continue
+		}
+		if p.Site == r.name || (r.source != "" && p.Pos.File == r.source) || (r.unit != r.source && r.unit != "" && within(p.Pos.File, r.unit)) {
+			return true
+		}
+	}
+	return false
+}
+
+// blockedMessage says why revision rev is not applied to a site, and
+// what the engine keeps.
+func blockedMessage(rev, why string, findings []report.Finding, applied string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Revision %s is not applied: %s", short(rev), why)
+	if len(findings) > 0 {
+		f := findings[0]
+		fmt.Fprintf(&b, " (%s: %s: %s", f.Pos, f.Rule, f.Message)
+		if len(findings) > 1 {
+			fmt.Fprintf(&b, "; and %d more", len(findings)-1)
+		}
+		b.WriteString(")")
+	}
+	b.WriteString(". ")
+	if applied != "" {
+		fmt.Fprintf(&b, "The engine keeps revision %s.", short(applied))
+	} else {
+		b.WriteString("Nothing was applied yet.")
+	}
+	return b.String()
+}
+
+// short shortens a commit id for messages; other revisions stay whole.
+func short(rev string) string {
+	if len(rev) == 40 && strings.Trim(rev, "0123456789abcdef") == "" {
+		return rev[:12]
+	}
+	return rev
+}
