@@ -35,7 +35,7 @@ func newFSView(fsys fs.FS, replace map[string][]byte) (fs.FS, *fsView) {
 
 func (v *fsView) note(name string) {
 	v.mu.Lock()
-	v.reads[path.Clean(name)] = struct{}{}
+	v.reads[name] = struct{}{}
 	v.mu.Unlock()
 }
 
@@ -62,8 +62,11 @@ func (v *fsView) ReadFile(name string) ([]byte, error) {
 	return fs.ReadFile(v.fsys, name)
 }
 
+// ReadDir records the directory as "dir/": a listing depends on which
+// entries exist, not on their content.
 func (v *fsView) ReadDir(name string) ([]fs.DirEntry, error) {
 	v.note(name)
+	v.note(name + "/")
 	return fs.ReadDir(v.fsys, name)
 }
 

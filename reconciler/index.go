@@ -226,9 +226,9 @@ func (ix *index) plan(changed []string) *work {
 				w.reloadSite(ix.sites[name])
 			}
 		}
-		// A file a kustomize build read, or a new entry of a directory it
-		// listed, rebuilds the unit.
-		for _, q := range []string{p, path.Dir(p)} {
+		// A file a kustomize build read, or an entry of a directory it
+		// listed (recorded as "dir/"), rebuilds the unit.
+		for _, q := range []string{p, path.Dir(p) + "/"} {
 			for unit := range ix.readers[q] {
 				w.kustomizations[unit] = true
 			}
