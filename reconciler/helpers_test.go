@@ -106,4 +106,3 @@ func indexLoad(t *testing.T, l *Loop, fsys fs.FS, w *work) *loadResult {
 	}
 	return res
 }
-
