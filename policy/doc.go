@@ -18,8 +18,9 @@
 //
 // input is one document per site, the same for both formats:
 //
-//	site:        # the normalized site: cluster values, nodes, and the
-//	             # document path each value comes from (fields, node.path)
+//	site:        # the normalized site: cluster values, nodes, the
+//	             # document path each value comes from (fields, node.path),
+//	             # and the discovery Ignition size of each InfraEnv (discovery)
 //	objects:     # the rendered objects (only when a policy reads them)
 //	positions:   # document path -> file, line, column (idem)
 //

@@ -36,9 +36,8 @@ type Engine struct {
 	query    ast.Body
 	data     ast.Object
 	ign      *ignitionCache
-	// needObjects and needPositions say whether some policy reads
-	// input.objects and input.positions.
-	needObjects, needPositions bool
+	// needs says which costly parts of the input some policy reads.
+	needs needs
 }
 
 // Load reads the built-in library, the user policies and the data files,
@@ -80,7 +79,7 @@ func Load(ctx context.Context, opts ...Option) (*Engine, error) {
 		return nil, fmt.Errorf("load built-in rules: %w", err)
 	}
 	e := &Engine{o: o, compiler: c, data: data, ign: &ignitionCache{}, byID: map[string]*ruleInfo{}}
-	e.needObjects, e.needPositions = inputNeeds(c)
+	e.needs = inputNeeds(c)
 	e.rules = append(e.rules, internalRules...)
 	e.rules = append(e.rules, builtins...)
 	for _, r := range userRules(c, user, ns) {
@@ -124,9 +123,22 @@ func (e *Engine) Rules() []report.Rule {
 }
 
 // NeedsObjects reports whether some loaded policy reads input.objects.
-// When it does not, Check reads nothing of a bundle but its
-// BareMetalHosts, so a caller short of memory may keep only those.
-func (e *Engine) NeedsObjects() bool { return e.needObjects }
+func (e *Engine) NeedsObjects() bool { return e.needs.objects }
+
+// Reads reports whether Check reads a rendered object: every object when
+// some loaded policy reads input.objects; else only BareMetalHosts (for
+// their BMC settings) and, when the discovery Ignition is built, InfraEnvs
+// and NMStateConfigs. A caller short of memory may drop the others from
+// its bundles before Check: a large fleet's whole bundles cost gigabytes.
+func (e *Engine) Reads(o *render.Object) bool {
+	switch {
+	case e.needs.objects, o.Kind == render.KindBareMetalHost:
+		return true
+	case o.Kind == render.KindInfraEnv, o.Kind == render.KindNMStateConfig:
+		return e.needs.discovery
+	}
+	return false
+}
 
 // Check evaluates every site of the fleet with its rendered bundle (a site
 // without one is checked with no objects) and turns the fleet's load
@@ -137,7 +149,7 @@ func (e *Engine) Check(ctx context.Context, fleet *sites.Fleet, bundles map[stri
 	views := make([]*view, len(fleet.Sites))
 	names := make([]string, len(fleet.Sites))
 	e.parallel(ctx, len(views), func(i int) {
-		views[i] = newView(fleet.Sites[i], bundles[fleet.Sites[i].Name])
+		views[i] = newView(fleet.Sites[i], bundles[fleet.Sites[i].Name], e.needs.discovery)
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -223,13 +235,13 @@ feed:
 func (e *Engine) checkSite(ctx context.Context, pq *rego.PreparedEvalQuery, v *view, b *render.Bundle) ([]report.Finding, error) {
 	s := v.site
 	var objects *ast.Term
-	if e.needObjects {
+	if e.needs.objects {
 		var err error
 		if objects, err = objectsTerm(b); err != nil {
 			return nil, err
 		}
 	}
-	input := v.value(objects, e.needPositions)
+	input := v.value(objects, e.needs.positions)
 	sctx, cancel := context.WithTimeout(ctx, e.o.siteTimeout)
 	defer cancel()
 	rs, err := pq.Eval(sctx, rego.EvalParsedInput(input))

@@ -35,6 +35,10 @@ type view struct {
 	// fields maps a normalized cluster field to the document path it
 	// comes from: a string, or a []string for list fields (one per entry).
 	fields map[string]any
+	// discovery describes the discovery Ignition of each InfraEnv of the
+	// bundle; withDiscovery says whether it was built (see inputNeeds).
+	discovery     []discoveryView
+	withDiscovery bool
 }
 
 type clusterView struct {
@@ -67,8 +71,9 @@ type nodeView struct {
 }
 
 // newView normalizes a site. bundle may be nil (the site did not render).
-func newView(s *sites.Site, b *render.Bundle) *view {
-	v := &view{site: s, path: s.FieldPath(""), fields: map[string]any{}}
+// withDiscovery builds the discovery Ignition of its InfraEnvs.
+func newView(s *sites.Site, b *render.Bundle, withDiscovery bool) *view {
+	v := &view{site: s, path: s.FieldPath(""), fields: map[string]any{}, withDiscovery: withDiscovery}
 	if s.Instance != nil {
 		v.fromClusterInstance(s.Instance)
 	} else {
@@ -76,6 +81,9 @@ func newView(s *sites.Site, b *render.Bundle) *view {
 	}
 	if b != nil {
 		v.certVerification(b)
+	}
+	if withDiscovery {
+		v.discovery = discoveryViews(b)
 	}
 	return v
 }
@@ -407,6 +415,9 @@ func (v *view) value(objects *ast.Term, withPositions bool) ast.Value {
 		item("cluster", ast.NewTerm(cluster)), item("nodes", ast.ArrayTerm(nodes...)),
 		item("fields", ast.NewTerm(fields)),
 	)
+	if v.withDiscovery {
+		site.Insert(ast.InternedTerm("discovery"), discoveryTerm(v.discovery))
+	}
 	doc := ast.NewObject(item("site", ast.NewTerm(site)))
 	if objects != nil {
 		doc.Insert(ast.InternedTerm("objects"), objects)
@@ -417,30 +428,55 @@ func (v *view) value(objects *ast.Term, withPositions bool) ast.Value {
 	return doc
 }
 
-// inputNeeds reports whether any compiled policy may read input.objects
-// or input.positions: a reference to input as a whole, or with a
-// computed key, counts as reading both.
-func inputNeeds(c *ast.Compiler) (objects, positions bool) {
+// needs says which costly parts of the input document some loaded policy
+// reads: they are built only then.
+type needs struct {
+	// objects: input.objects, the rendered objects.
+	objects bool
+	// positions: input.positions.
+	positions bool
+	// discovery: input.site.discovery, the discovery Ignition sizes.
+	discovery bool
+}
+
+// inputNeeds reports which costly parts of the input any compiled policy
+// may read: a reference to input (or input.site) as a whole, or with a
+// computed key, counts as reading all of them.
+func inputNeeds(c *ast.Compiler) needs {
+	var n needs
+	all := func() { n = needs{true, true, true} }
+	key := func(t *ast.Term) (string, bool) {
+		s, ok := t.Value.(ast.String)
+		return string(s), ok
+	}
 	for _, m := range c.Modules {
 		ast.WalkRefs(m, func(ref ast.Ref) bool {
 			if !ref.HasPrefix(ast.InputRootRef) {
 				return false
 			}
 			if len(ref) == 1 {
-				objects, positions = true, true
+				all()
 				return false
 			}
-			switch k := ref[1].Value.(type) {
-			case ast.String:
-				objects = objects || k == "objects"
-				positions = positions || k == "positions"
-			default:
-				objects, positions = true, true
+			k, ok := key(ref[1])
+			switch {
+			case !ok:
+				all()
+			case k == "objects":
+				n.objects = true
+			case k == "positions":
+				n.positions = true
+			case k == "site" && len(ref) == 2:
+				n.discovery = true
+			case k == "site":
+				if k2, ok := key(ref[2]); !ok || k2 == "discovery" {
+					n.discovery = true
+				}
 			}
 			return false
 		})
 	}
-	return objects, positions
+	return n
 }
 
 // nodeFields are the node keys, the same in both formats, whose

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"sigs.k8s.io/yaml"
+
+	"github.com/siteops/siteops/render"
 )
 
 // TestInputDocument pins the input document that rules see, for one site
@@ -27,7 +30,7 @@ func TestInputDocument(t *testing.T) {
 				t.Fatalf("%d sites, problems %v", len(fleet.Sites), fleet.Problems)
 			}
 			s := fleet.Sites[0]
-			doc := newView(s, bundles[s.Name]).value(nil, true)
+			doc := newView(s, bundles[s.Name], true).value(nil, true)
 			js, err := ast.JSON(doc)
 			if err != nil {
 				t.Fatal(err)
@@ -59,25 +62,29 @@ func TestInputDocument(t *testing.T) {
 
 func TestInputNeeds(t *testing.T) {
 	tests := []struct {
-		src                string
-		objects, positions bool
+		src  string
+		want needs
 	}{
-		{"package p\nx if input.site.name", false, false},
-		{"package p\nx if input.objects[_].kind == \"BareMetalHost\"", true, false},
-		{"package p\nx if input.positions[\"spec\"]", false, true},
-		{"package p\nx if input[k]", true, true},
-		{"package p\nx := input", true, true},
+		{"package p\nx if input.site.name", needs{}},
+		{"package p\nx if input.objects[_].kind == \"BareMetalHost\"", needs{objects: true}},
+		{"package p\nx if input.positions[\"spec\"]", needs{positions: true}},
+		{"package p\nx if input.site.discovery[_].bytes > 1", needs{discovery: true}},
+		{"package p\nx if input.site[k]", needs{discovery: true}},
+		{"package p\nx := input.site", needs{discovery: true}},
+		{"package p\nx if input[k]", needs{true, true, true}},
+		{"package p\nx := input", needs{true, true, true}},
 	}
 	for _, tt := range tests {
 		c := ast.MustCompileModules(map[string]string{"p.rego": tt.src})
-		if o, p := inputNeeds(c); o != tt.objects || p != tt.positions {
-			t.Errorf("%q: objects %v positions %v, want %v %v", tt.src, o, p, tt.objects, tt.positions)
+		if got := inputNeeds(c); got != tt.want {
+			t.Errorf("%q: needs %+v, want %+v", tt.src, got, tt.want)
 		}
 	}
-	// The built-in library needs neither: they cost most to build.
+	// The built-in library reads neither the objects nor the positions:
+	// they cost most to build.
 	e := testEngine(t)
-	if e.needObjects || e.needPositions {
-		t.Errorf("the built-in library reads input.objects (%v) or input.positions (%v)", e.needObjects, e.needPositions)
+	if e.needs.objects || e.needs.positions || !e.needs.discovery {
+		t.Errorf("the built-in library needs %+v, want the discovery Ignition only", e.needs)
 	}
 }
 
@@ -85,7 +92,7 @@ func TestFleetData(t *testing.T) {
 	fleet, bundles := loadFixture(t, "rules/testdata/ztp.nodes.mac-unique", "bad.yaml")
 	var views []*view
 	for _, s := range fleet.Sites {
-		views = append(views, newView(s, bundles[s.Name]))
+		views = append(views, newView(s, bundles[s.Name], false))
 	}
 	js, err := ast.JSON(fleetData(views, []string{"east", "north", "west"}))
 	if err != nil {
@@ -114,5 +121,52 @@ func TestFleetData(t *testing.T) {
 	}
 	if sites := data["sites"].([]any); len(sites) != 3 || sites[0] != "east" {
 		t.Errorf("sites: %v", sites)
+	}
+}
+
+// TestDiscoveryInput checks input.site.discovery: the packed size is
+// computed only when it may matter, and a config that cannot be built
+// says why instead of stopping the check.
+func TestDiscoveryInput(t *testing.T) {
+	for _, tt := range []struct {
+		name, dir, file string
+		archive         bool   // archiveBytes computed
+		overLimit       bool   // and over the limit
+		err             string // error contains
+	}{
+		{name: "usual site: bound under the warning threshold", dir: "rules/testdata/ztp.network.vips-required", file: "good.yaml"},
+		{name: "large override", dir: "rules/testdata/ztp.infraenv.discovery-ignition-size", file: "bad.yaml", archive: true, overLimit: true},
+		{name: "near the limit", dir: "rules/testdata/ztp.infraenv.discovery-ignition-size-warning", file: "bad.yaml", archive: true},
+		{name: "override that does not parse", dir: "rules/testdata/ztp.overrides.ignition-valid", file: "bad.yaml", err: "ignitionConfigOverride does not parse"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fleet, bundles := loadFixture(t, tt.dir, tt.file)
+			s := fleet.Sites[0]
+			v := newView(s, bundles[s.Name], true)
+			if len(v.discovery) != 1 {
+				t.Fatalf("%d discovery entries, want one per InfraEnv", len(v.discovery))
+			}
+			d := v.discovery[0]
+			switch {
+			case tt.err != "":
+				if !strings.Contains(d.err, tt.err) || d.bytes != 0 {
+					t.Errorf("entry %+v, want error containing %q", d, tt.err)
+				}
+				return
+			case d.err != "":
+				t.Fatalf("error %s", d.err)
+			case d.bytes <= 0 || d.bound < d.bytes/2:
+				t.Errorf("entry %+v: sizes missing", d)
+			case (d.archive >= 0) != tt.archive:
+				t.Errorf("archive %d computed = %v, want %v", d.archive, d.archive >= 0, tt.archive)
+			case tt.archive && (d.archive > render.DiscoveryIgnitionLimit) != tt.overLimit:
+				t.Errorf("archive %d over the limit = %v, want %v", d.archive, !tt.overLimit, tt.overLimit)
+			case tt.archive && d.archive > d.bound:
+				t.Errorf("archive %d over its bound %d", d.archive, d.bound)
+			}
+			if newView(s, bundles[s.Name], false).discovery != nil {
+				t.Error("discovery built when no policy reads it")
+			}
+		})
 	}
 }

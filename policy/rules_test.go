@@ -88,6 +88,7 @@ func wantLines(t *testing.T, file, rule string) []int {
 	}
 	var lines []int
 	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, len(data)+1) // fixtures may have very long lines (embedded files)
 	for n := 1; sc.Scan(); n++ {
 		if m := wantMarker.FindStringSubmatch(sc.Text()); m != nil {
 			if m[1] != rule {
@@ -95,6 +96,9 @@ func wantLines(t *testing.T, file, rule string) []int {
 			}
 			lines = append(lines, n)
 		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("%s: %v", file, err)
 	}
 	return lines
 }

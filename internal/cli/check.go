@@ -127,12 +127,9 @@ func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr i
 		if b == nil {
 			continue
 		}
-		if !engine.NeedsObjects() {
-			// Only the BareMetalHosts are read unless a policy reads
-			// input.objects: keeping whole bundles of a large fleet
-			// would cost gigabytes.
-			b.Objects = slices.DeleteFunc(b.Objects, func(o *render.Object) bool { return o.Kind != render.KindBareMetalHost })
-		}
+		// Keep only what the policies read: whole bundles of a large
+		// fleet would cost gigabytes.
+		b.Objects = slices.DeleteFunc(b.Objects, func(o *render.Object) bool { return !engine.Reads(o) })
 		bundles[s.Name] = b
 		kept = append(kept, s)
 	}

@@ -144,3 +144,23 @@ bmc_tls(scheme) if {
 	not scheme in {"ipmi", "libvirt"}
 	not endswith(scheme, "+http")
 }
+
+# discovery_field is where a finding about the discovery Ignition points:
+# the cluster's ignitionConfigOverride when it has one (it is merged into
+# the config), else the nodes, whose static network fills it.
+discovery_field := input.site.fields.ignitionConfigOverride if input.site.cluster.ignitionConfigOverride != ""
+
+else := input.site.fields.nodes
+
+# discovery_contents says what fills an InfraEnv's discovery Ignition, for
+# messages: its NMStateConfigs and the cluster's override.
+discovery_contents(d) := sprintf("%s and an ignitionConfigOverride of %s", [nmstate_configs(d), kib(count(input.site.cluster.ignitionConfigOverride))]) if input.site.cluster.ignitionConfigOverride != ""
+
+else := nmstate_configs(d)
+
+nmstate_configs(d) := "the static network of 1 NMStateConfig" if d.nmStateConfigs == 1
+
+else := sprintf("the static network of %d NMStateConfigs", [d.nmStateConfigs])
+
+# kib writes a byte count in KiB, with one decimal when it has one.
+kib(n) := sprintf("%v KiB", [round((n * 10) / 1024) / 10])

@@ -1,0 +1,14 @@
+package render
+
+import (
+	"compress/gzip"
+	"io"
+)
+
+// WriteIgnitionArchive writes the archive whose size ArchiveSize measures,
+// for tests to take apart.
+func WriteIgnitionArchive(w io.Writer, d *Discovery) {
+	zw := gzip.NewWriter(w)
+	writeIgnitionCpio(zw, d.JSON)
+	zw.Close()
+}
