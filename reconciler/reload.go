@@ -248,15 +248,11 @@ func (ld *loader) render(s *sites.Site) *loaded {
 	return lo
 }
 
-// forPolicy cuts a bundle down to what the policies read: the
-// BareMetalHosts, unless some policy reads every object.
+// forPolicy cuts a bundle down to what the policies read.
 func (l *Loop) forPolicy(b *render.Bundle) *render.Bundle {
-	if l.o.policy.NeedsObjects() {
-		return b
-	}
 	cut := &render.Bundle{Site: b.Site, Suppressed: b.Suppressed}
 	for _, o := range b.Objects {
-		if o.Kind == render.KindBareMetalHost {
+		if l.o.policy.Reads(o) {
 			cut.Objects = append(cut.Objects, o)
 		}
 	}
