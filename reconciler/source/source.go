@@ -38,3 +38,12 @@ type Source interface {
 	// Close releases the source.
 	Close() error
 }
+
+// ReconcileMarker is implemented by sources that remember, across
+// restarts, the last revision the loop finished with: after a restart
+// their first snapshot lists in Changed what differs from it, instead of
+// everything.
+type ReconcileMarker interface {
+	// MarkReconciled records revision, one that Next returned.
+	MarkReconciled(revision string) error
+}

@@ -1,0 +1,131 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"sort"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+)
+
+// The kinds of Git errors, for errors.Is. The first two need a person to
+// act; ErrUnreachable passes when the server comes back.
+var (
+	ErrAuthentication = errors.New("authentication failed")
+	ErrBranchNotFound = errors.New("branch not found")
+	ErrUnreachable    = errors.New("repository unreachable")
+)
+
+// redactURL hides the credentials a URL may carry (an ssh user alone is
+// kept: it is no secret).
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		// Not a URL (scp-like ssh addresses are not): hide anything
+		// before an "@" that follows "//".
+		if i, j := strings.Index(raw, "//"), strings.LastIndex(raw, "@"); i >= 0 && j > i {
+			return raw[:i+2] + "***" + raw[j:]
+		}
+		return raw
+	}
+	if u.User == nil {
+		return raw
+	}
+	if _, pw := u.User.Password(); !pw && u.Scheme == "ssh" {
+		return raw
+	}
+	u.User = nil
+	return strings.Replace(u.String(), "//", "//***@", 1)
+}
+
+// explain turns a go-git error of op ("fetch", "push") on branch into one
+// that says what happened and what to do, with no credential in it.
+func (g *Git) explain(ctx context.Context, op, branch string, err error) error {
+	u := redactURL(g.o.URL)
+	var noRef git.NoMatchingRefSpecError
+	switch {
+	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
+		return fmt.Errorf("%s: authentication failed for %s: %s: %w", op, u, g.o.Auth.hint(), ErrAuthentication)
+	case errors.As(err, &noRef):
+		return fmt.Errorf("%s: branch %q not found in %s; branches: %s: %w", op, branch, u, g.remoteBranches(ctx), ErrBranchNotFound)
+	case errors.Is(err, transport.ErrRepositoryNotFound):
+		return fmt.Errorf("%s: no repository at %s: check the URL", op, u)
+	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+		return fmt.Errorf("%s: %s is an empty repository: push a first commit to branch %q: %w", op, u, branch, ErrBranchNotFound)
+	case strings.Contains(err.Error(), "knownhosts"):
+		return fmt.Errorf("%s: the ssh host key of %s is not accepted (%s): add it to the known hosts file (ssh-keyscan)", op, u, sanitize(err, g.o.URL))
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%s: %s did not answer within %s: %w", op, u, g.o.Timeout, ErrUnreachable)
+	case isNetwork(err):
+		return fmt.Errorf("%s: cannot reach %s (%s): %w", op, u, sanitize(err, g.o.URL), ErrUnreachable)
+	}
+	return fmt.Errorf("%s %s: %s", op, u, sanitize(err, g.o.URL))
+}
+
+// isNetwork reports errors of the connection rather than of Git.
+func isNetwork(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	msg := err.Error()
+	for _, s := range []string{"connection refused", "connection reset", "EOF", "no such host", "broken pipe", "i/o timeout"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// sanitize is the text of err with the URL's credentials hidden.
+func sanitize(err error, rawURL string) string {
+	msg := err.Error()
+	if r := redactURL(rawURL); r != rawURL {
+		msg = strings.ReplaceAll(msg, rawURL, r)
+	}
+	return msg
+}
+
+// remoteBranches lists the branches of the remote, for an error message.
+func (g *Git) remoteBranches(ctx context.Context) string {
+	auth, err := g.o.Auth.method(g.o.URL)
+	if err != nil {
+		return "(unknown)"
+	}
+	var names []string
+	listErr := g.repo.Locked(func(r *git.Repository) error {
+		remote, err := r.Remote(remoteName)
+		if err != nil {
+			return err
+		}
+		refs, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth})
+		for _, ref := range refs {
+			if ref.Name().IsBranch() {
+				names = append(names, ref.Name().Short())
+			}
+		}
+		return err
+	})
+	if listErr != nil && !errors.Is(listErr, transport.ErrEmptyRemoteRepository) {
+		return "(cannot list them)"
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// isRejected reports a push refused because the branch moved.
+func isRejected(err error) bool {
+	msg := err.Error()
+	return errors.Is(err, git.ErrForceNeeded) || errors.Is(err, plumbing.ErrObjectNotFound) ||
+		strings.Contains(msg, "non-fast-forward") || strings.Contains(msg, "fetch first") ||
+		strings.Contains(msg, "stale info") || strings.Contains(msg, "failed to update ref")
+}
