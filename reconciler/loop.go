@@ -102,6 +102,9 @@ func (l *Loop) Run(ctx context.Context) error {
 	defer cancelSub()
 	go l.collect(subCtx, l.eng.Subscribe(subCtx))
 
+	// A pass that has started finishes, and its status is written, even
+	// when ctx is done meanwhile (SIGTERM): passes run on work.
+	work := context.WithoutCancel(ctx)
 	snaps := make(chan snapshotResult, 1)
 	next := func() {
 		go func() {
@@ -143,13 +146,9 @@ func (l *Loop) Run(ctx context.Context) error {
 				continue
 			}
 			backoff.reset()
-			err := l.reconcile(ctx, r.snap)
+			err := l.reconcile(work, r.snap)
 			next()
 			if err != nil {
-				if ctx.Err() != nil {
-					l.shutdown(ctx)
-					return ctx.Err()
-				}
 				l.failed("reconcile revision "+r.snap.Revision, err)
 				continue
 			}
@@ -165,7 +164,7 @@ func (l *Loop) Run(ctx context.Context) error {
 				}
 				continue
 			}
-			if l.progress(ctx) {
+			if l.progress(work) {
 				lastWrite = time.Now()
 			}
 			if done, err := l.finished(); done {
@@ -173,7 +172,7 @@ func (l *Loop) Run(ctx context.Context) error {
 			}
 		case <-timerC:
 			statusTimer, timerC = nil, nil
-			if l.progress(ctx) {
+			if l.progress(work) {
 				lastWrite = time.Now()
 			}
 			if done, err := l.finished(); done {
