@@ -265,8 +265,8 @@ func (l *Loop) finished() (bool, error) {
 	}
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	if len(l.fleet.problems) > 0 {
-		return true, fmt.Errorf("%w: %d problems in the repository concern no site that loaded", ErrSitesFailed, len(l.fleet.problems))
+	if n := len(denies(l.fleet.problems)); n > 0 {
+		return true, fmt.Errorf("%w: %d problems in the repository concern no site that loaded (status/README.md lists them)", ErrSitesFailed, n)
 	}
 	var failed []string
 	installed := 0

@@ -55,8 +55,19 @@ func (l *Loop) reconcile(ctx context.Context, snap source.Snapshot) error {
 	l.fleet.lastPass, l.fleet.lastError = time.Now(), ""
 	l.mu.Unlock()
 	l.ready.Store(true)
+	if m, ok := l.src.(reconciledMarker); ok {
+		if err := m.MarkReconciled(snap.Revision); err != nil {
+			log.Warn("cannot record the revision as reconciled; a restart reloads from the previous one", "error", err)
+		}
+	}
 	log.Info("pass finished", "kind", kind, "sites", len(changed), "duration", elapsed.Round(time.Millisecond))
 	return nil
+}
+
+// reconciledMarker is a source that remembers the revision last
+// reconciled, so that after a restart it lists what changed since.
+type reconciledMarker interface {
+	MarkReconciled(revision string) error
 }
 
 // mergeDirty adds the sites of a pass to the engine's dirty set and takes
@@ -98,8 +109,6 @@ func (l *Loop) apply(ctx context.Context, snap source.Snapshot, w *work) (map[st
 	}
 
 	// Check.
-	byName := map[string][]report.Finding{}
-	var fleetFindings []report.Finding
 	fleet := &sites.Fleet{Problems: res.problems}
 	bundles := make(map[string]*render.Bundle, len(accepted))
 	for _, lo := range accepted {
@@ -113,31 +122,7 @@ func (l *Loop) apply(ctx context.Context, snap source.Snapshot, w *work) (map[st
 		return nil, fmt.Errorf("check policies: %w", err)
 	}
 	fleet, bundles = nil, nil
-	for _, f := range rep.Findings {
-		if f.Site != "" {
-			byName[f.Site] = append(byName[f.Site], f)
-		} else {
-			fleetFindings = append(fleetFindings, f)
-		}
-	}
-	// A finding about a file that defines no site that loaded belongs to
-	// the sites that file defined before.
-	bySource := map[string][]string{}
-	for name := range res.covered {
-		if r := l.ix.sites[name]; r != nil {
-			bySource[r.source] = append(bySource[r.source], name)
-		}
-	}
-	var orphanFindings []report.Finding
-	for _, f := range fleetFindings {
-		if names := bySource[f.Pos.File]; len(names) > 0 {
-			for _, n := range names {
-				byName[n] = append(byName[n], f)
-			}
-			continue
-		}
-		orphanFindings = append(orphanFindings, f)
-	}
+	byName, orphanFindings := l.route(rep.Findings, accepted, res.covered)
 
 	// Decide, per site, and apply.
 	var toApply []*loaded
@@ -349,4 +334,39 @@ func short(rev string) string {
 		return rev[:12]
 	}
 	return rev
+}
+
+// route gives each finding to the sites it concerns: the site it names,
+// if the pass loaded or expected that site; else the sites defined in the
+// file it is about (a file that no longer parses concerns the sites it
+// defined before). What concerns no site is returned apart.
+func (l *Loop) route(findings []report.Finding, accepted []*loaded, covered map[string]bool) (map[string][]report.Finding, []report.Finding) {
+	known := maps.Clone(covered)
+	bySource := map[string][]string{}
+	for name := range covered {
+		if r := l.ix.sites[name]; r != nil && r.source != "" {
+			bySource[r.source] = append(bySource[r.source], name)
+		}
+	}
+	for _, lo := range accepted {
+		known[lo.rec.name] = true
+		if !slices.Contains(bySource[lo.rec.source], lo.rec.name) {
+			bySource[lo.rec.source] = append(bySource[lo.rec.source], lo.rec.name)
+		}
+	}
+	byName := map[string][]report.Finding{}
+	var rest []report.Finding
+	for _, f := range findings {
+		switch names := bySource[f.Pos.File]; {
+		case f.Site != "" && known[f.Site]:
+			byName[f.Site] = append(byName[f.Site], f)
+		case len(names) > 0:
+			for _, n := range names {
+				byName[n] = append(byName[n], f)
+			}
+		default:
+			rest = append(rest, f)
+		}
+	}
+	return byName, rest
 }
