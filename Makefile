@@ -23,19 +23,24 @@ lint:
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 # bench prints the render figures: wall time, sites/s and peak RSS of
-# `siteops render` over generated fleets, plus the Go micro-benchmarks.
+# `siteops render` over generated fleets, the Go micro-benchmarks, and the
+# loop's: `siteops run` on a 10,000-site repository (first pass, one-site
+# commit to status pushed).
 bench: build
 	$(GO) run ./hack/benchrender -bin $(BIN) -sizes $(BENCH_SIZES) -shapes $(BENCH_SHAPES) -manifests 20 -runs 3
 	$(GO) run ./hack/benchrender -bin $(BIN) -sizes 1000 -shapes sno,ha -layouts generators,overlays,files/clusterinstance -manifests 20 -runs 3
 	$(GO) test -run '^$$' -bench . -benchmem ./render/ ./sites/ ./internal/yamlenc/ ./internal/kustomize/
+	$(GO) run ./hack/benchloop -bin $(BIN) -sites 10000 -changes 5
 
 # fuzz runs each decoder fuzz target for a short while.
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeFile -fuzztime 30s ./sites/
 
-# run renders the example fleet with the example extra-manifest set.
+# run starts the loop on the example fleet bundled into the binary: it
+# installs the sites with the simulated engine and serves the dashboard on
+# http://127.0.0.1:8080/ (Ctrl-C stops it). RUN_FLAGS adds flags.
 run: build
-	$(BIN) render examples/fleet --extra-manifests-dir examples/extra-manifests
+	$(BIN) run $(RUN_FLAGS)
 
 clean:
 	rm -rf bin
