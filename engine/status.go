@@ -69,8 +69,21 @@ type HostStatus struct {
 	StateInfo string `json:"stateInfo,omitempty"`
 	Stage     string `json:"stage,omitempty"`
 	Percent   int    `json:"percent"`
+	// Approved is the Agent's spec.approved.
+	Approved bool `json:"approved,omitempty"`
 	// Validations lists the validations that do not pass.
 	Validations []Validation `json:"validations,omitempty"`
+}
+
+// ClusterMetadata is what the completion of an installation records
+// (AgentClusterInstall spec.clusterMetadata): the cluster's ids and the
+// names of the Secrets that hold the admin kubeconfig and password. It
+// names Secrets; it never holds their contents.
+type ClusterMetadata struct {
+	ClusterID                string `json:"clusterID"`
+	InfraID                  string `json:"infraID"`
+	AdminKubeconfigSecretRef string `json:"adminKubeconfigSecretRef,omitempty"`
+	AdminPasswordSecretRef   string `json:"adminPasswordSecretRef,omitempty"`
 }
 
 // ClusterStatus is the assisted-service cluster behind the site.
@@ -79,6 +92,14 @@ type ClusterStatus struct {
 	StateInfo   string       `json:"stateInfo,omitempty"`
 	Percent     int          `json:"percent"`
 	Validations []Validation `json:"validations,omitempty"`
+	// Installed is the ClusterDeployment's spec.installed, which Hive sets
+	// when the installation completed; InstallStartedAt and InstalledAt
+	// are its installStartedTimestamp and installedTimestamp.
+	Installed        bool       `json:"installed,omitempty"`
+	InstallStartedAt *time.Time `json:"installStartedAt,omitempty"`
+	InstalledAt      *time.Time `json:"installedAt,omitempty"`
+	// Metadata is set once the installation created the admin kubeconfig.
+	Metadata *ClusterMetadata `json:"clusterMetadata,omitempty"`
 }
 
 // Event is something that happened to the site, at virtual time.

@@ -14,6 +14,16 @@
 // load problems of the fleet and sites whose evaluation times out are
 // findings, so one broken site never hides the others.
 //
+// # Change rules
+//
+// With WithChange, Check also compares the fleet with the revision before
+// it: a site whose installation has started (Change.Started, from the
+// status documents) may not change the fields the installer treats as
+// immutable (change.immutable-field, one table in change.go), and one
+// change may delete at most DeletionBudget sites unless it is marked as
+// intending them (change.deletion-budget). report.Report.Since then keeps
+// the findings new since that revision (pull-request mode).
+//
 // # What a rule sees
 //
 // input is one document per site, the same for both formats:

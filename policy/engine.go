@@ -145,7 +145,14 @@ func (e *Engine) Reads(o *render.Object) bool {
 // problems into findings. Sites are evaluated in parallel; the report is
 // sorted. The error is for the run as a whole (a cancelled context, a
 // policy that fails at run time); everything about the sites is a finding.
-func (e *Engine) Check(ctx context.Context, fleet *sites.Fleet, bundles map[string]*render.Bundle) (*report.Report, error) {
+//
+// WithChange adds the change rules, which compare the fleet with the
+// revision before it.
+func (e *Engine) Check(ctx context.Context, fleet *sites.Fleet, bundles map[string]*render.Bundle, opts ...CheckOption) (*report.Report, error) {
+	var co checkOptions
+	for _, o := range opts {
+		o(&co)
+	}
 	views := make([]*view, len(fleet.Sites))
 	names := make([]string, len(fleet.Sites))
 	e.parallel(ctx, len(views), func(i int) {
@@ -199,6 +206,13 @@ func (e *Engine) Check(ctx context.Context, fleet *sites.Fleet, bundles map[stri
 	}
 	for i, fs := range perSite {
 		rep.Findings = append(rep.Findings, e.waive(views[i], fs)...)
+	}
+	if co.change != nil {
+		heads := make(map[string]*view, len(views))
+		for _, v := range views {
+			heads[v.site.Name] = v
+		}
+		rep.Findings = append(rep.Findings, e.changeFindings(co.change, heads, fleet.Problems)...)
 	}
 	rep.Sort()
 	return rep, nil

@@ -67,10 +67,10 @@ func loadFixture(t testing.TB, dir string, paths ...string) (*sites.Fleet, map[s
 }
 
 // checkFiles loads, renders and checks paths under dir.
-func checkFiles(t testing.TB, e *Engine, dir string, paths ...string) *report.Report {
+func checkFiles(t testing.TB, e *Engine, dir string, opts []CheckOption, paths ...string) *report.Report {
 	t.Helper()
 	fleet, bundles := loadFixture(t, dir, paths...)
-	rep, err := e.Check(context.Background(), fleet, bundles)
+	rep, err := e.Check(context.Background(), fleet, bundles, opts...)
 	if err != nil {
 		t.Fatalf("check %v: %v", paths, err)
 	}
@@ -126,32 +126,39 @@ func TestRuleFixtures(t *testing.T) {
 				t.Fatalf("rules/testdata/%s names no built-in rule", rule)
 			}
 			dir := filepath.Join("rules/testdata", rule)
+			opts := changeFixture(t, dir)
 			t.Run("bad", func(t *testing.T) {
-				want := wantLines(t, filepath.Join(dir, "bad.yaml"), rule)
-				if len(want) == 0 {
+				// Findings of a change rule may point at the base.
+				want := map[string][]int{"bad.yaml": wantLines(t, filepath.Join(dir, "bad.yaml"), rule)}
+				if opts != nil {
+					want["base.yaml"] = wantLines(t, filepath.Join(dir, "base.yaml"), rule)
+				}
+				if len(want["bad.yaml"])+len(want["base.yaml"]) == 0 {
 					t.Fatalf("bad.yaml marks no line with # want: %s", rule)
 				}
-				rep := checkFiles(t, e, dir, "bad.yaml")
-				hit := map[int]bool{}
+				rep := checkFiles(t, e, dir, opts, "bad.yaml")
+				hit := map[string]bool{}
 				for _, f := range rep.Findings {
 					switch {
 					case f.Rule != rule:
 						t.Errorf("unexpected finding: %s", describe(f))
-					case f.Pos.File != "bad.yaml" || !slices.Contains(want, f.Pos.Line):
+					case !slices.Contains(want[f.Pos.File], f.Pos.Line):
 						t.Errorf("finding at %s, not on a marked line %v: %s", f.Pos, want, describe(f))
 					case f.Message == "" || f.Remediation == "" || f.Reference == "":
 						t.Errorf("finding without message, remediation or reference: %s", describe(f))
 					}
-					hit[f.Pos.Line] = true
+					hit[fmt.Sprintf("%s:%d", f.Pos.File, f.Pos.Line)] = true
 				}
-				for _, l := range want {
-					if !hit[l] {
-						t.Errorf("bad.yaml:%d is marked but has no %s finding; findings:\n%s", l, rule, describeAll(rep.Findings))
+				for file, lines := range want {
+					for _, l := range lines {
+						if !hit[fmt.Sprintf("%s:%d", file, l)] {
+							t.Errorf("%s:%d is marked but has no %s finding; findings:\n%s", file, l, rule, describeAll(rep.Findings))
+						}
 					}
 				}
 			})
 			t.Run("good", func(t *testing.T) {
-				rep := checkFiles(t, e, dir, "good.yaml")
+				rep := checkFiles(t, e, dir, opts, "good.yaml")
 				if rep.Sites == 0 {
 					t.Fatal("good.yaml defines no site")
 				}
@@ -161,6 +168,22 @@ func TestRuleFixtures(t *testing.T) {
 			})
 		})
 	}
+}
+
+// changeFixture reads the base.yaml of a change rule's fixture, the
+// previous revision of bad.yaml and good.yaml, in which every site has
+// started installing. Fixtures without one are checked without a change.
+func changeFixture(t *testing.T, dir string) []CheckOption {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, "base.yaml")); err != nil {
+		return nil
+	}
+	base, _ := loadFixture(t, dir, "base.yaml")
+	started := map[string]bool{}
+	for _, s := range base.Sites {
+		started[s.Name] = true
+	}
+	return []CheckOption{WithChange(Change{Base: base, BaseRevision: "base", Started: started})}
 }
 
 func describe(f report.Finding) string {

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -29,6 +31,11 @@ type checkFlags struct {
 	strict       bool
 	allowRemote  bool
 	siteTimeout  time.Duration
+	// base is the revision --base compares with; allowDeletions and
+	// statusDir go with it.
+	base           string
+	allowDeletions int
+	statusDir      string
 }
 
 func newCheckCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -45,10 +52,21 @@ A site can waive a rule with the annotation
   siteops.io/waive: "<rule-id>: <reason>"
 on its SiteConfig or ClusterInstance; waived findings are reported, not failed.
 
+With --base REV (a pull request's target branch, HEAD~1, a tag or a SHA of
+the Git repository holding --root), the fleet at REV is loaded from Git too:
+  - change rules: a site whose installation has started (by its status file
+    at REV, --status-dir) may not change fields the installer treats as
+    immutable, and one change may delete at most max(10 % of the fleet, 5)
+    sites unless --allow-deletions N says it means to;
+  - only findings new since REV are reported; the summary says how many
+    were already there.
+
 Exit status: 0 no deny finding, 1 some deny finding (or warn, with
---fail-on-warn), 2 usage error or a broken policy.`,
+--fail-on-warn), 2 usage error, a broken policy or an unknown --base.`,
 		Example: `  siteops check examples/fleet
   siteops check . --policy policies/ -o sarif > results.sarif
+  siteops check . --base origin/main -o github
+  siteops check . --base HEAD~1 --allow-deletions 12
   siteops check --list-rules`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCheck(cmd, f, args, stdout, stderr)
@@ -66,12 +84,21 @@ Exit status: 0 no deny finding, 1 some deny finding (or warn, with
 	fl.BoolVar(&f.strict, "strict", false, "treat unknown fields as errors")
 	fl.BoolVar(&f.allowRemote, "allow-remote-bases", false, "let kustomizations use remote bases")
 	fl.DurationVar(&f.siteTimeout, "site-timeout", 10*time.Second, "time limit for evaluating one site")
+	fl.StringVar(&f.base, "base", "", "compare with this Git revision (branch, tag, SHA, HEAD~1): change rules, and only new findings are reported")
+	fl.IntVar(&f.allowDeletions, "allow-deletions", 0, "with --base: the change intends to delete up to N sites, over the deletion budget")
+	fl.StringVar(&f.statusDir, "status-dir", "status", "with --base: directory, under --root, of the status files the loop commits (status/<site>.yaml)")
 	return cmd
 }
 
 func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr io.Writer) error {
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(renderGCPercent))
+	}
+	if f.base == "" && (f.allowDeletions != 0 || cmd.Flags().Changed("status-dir")) {
+		return usageError("--allow-deletions and --status-dir compare with a previous revision: give it with --base")
+	}
+	if f.allowDeletions < 0 {
+		return usageError("--allow-deletions %d: give a number of sites, 0 or more", f.allowDeletions)
 	}
 	if !slices.Contains(findings.Formats(), f.output) {
 		return usageError("unknown output format %q (have %v)", f.output, findings.Formats())
@@ -112,35 +139,36 @@ func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr i
 		dir.Path = f.manifestsDir
 		opts = append(opts, render.WithDefaultManifests(dir))
 	}
-	fleet, err := sites.Load(cmd.Context(), root.FS(), paths, sites.WithStrict(f.strict), sites.WithAllowRemoteBases(f.allowRemote))
+	loadOpts := []sites.Option{sites.WithStrict(f.strict), sites.WithAllowRemoteBases(f.allowRemote)}
+	fleet, bundles, err := loadForCheck(cmd.Context(), engine, root.FS(), paths, loadOpts, opts)
 	if err != nil {
 		return err
 	}
-	// Render every site once; the rules read the rendered objects from
-	// memory. A site that cannot render is a load problem, hence a finding.
-	r := render.New(opts...)
-	bundles := make(map[string]*render.Bundle, len(fleet.Sites))
-	kept := fleet.Sites[:0]
-	for _, s := range fleet.Sites {
-		b, problems := r.Render(s)
-		fleet.Problems = append(fleet.Problems, problems...)
-		if b == nil {
-			continue
+	var base *checkBase
+	if f.base != "" {
+		if base, err = loadBase(cmd.Context(), engine, f, paths, loadOpts, opts, stderr); err != nil {
+			return err
 		}
-		// Keep only what the policies read: whole bundles of a large
-		// fleet would cost gigabytes.
-		b.Objects = slices.DeleteFunc(b.Objects, func(o *render.Object) bool { return !engine.Reads(o) })
-		bundles[s.Name] = b
-		kept = append(kept, s)
 	}
-	fleet.Sites = kept
-	rep, err := engine.Check(cmd.Context(), fleet, bundles)
+	var checkOpts []policy.CheckOption
+	if base != nil {
+		checkOpts = append(checkOpts, policy.WithChange(base.change))
+	}
+	rep, err := engine.Check(cmd.Context(), fleet, bundles, checkOpts...)
 	if err != nil {
 		var pe *policy.PolicyError
 		if errors.As(err, &pe) {
 			return usageError("%v", err) // a broken policy, not a broken site
 		}
 		return err
+	}
+	if base != nil {
+		// Pull-request mode: what the base revision has too is not new.
+		baseRep, err := engine.Check(cmd.Context(), base.change.Base, base.bundles)
+		if err != nil {
+			return fmt.Errorf("check the base revision %s: %w", f.base, err)
+		}
+		rep.Since(baseRep, f.base)
 	}
 	rep.Sort()
 	if err := w.Write(stdout, rep); err != nil {
@@ -150,4 +178,31 @@ func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr i
 		return errFailed
 	}
 	return nil
+}
+
+// loadForCheck loads and renders the sites under paths once; the rules
+// read the rendered objects from memory. A site that cannot render is a
+// load problem, hence a finding. Only the objects the policies read are
+// kept: whole bundles of a large fleet would cost gigabytes.
+func loadForCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths []string,
+	loadOpts []sites.Option, renderOpts []render.Option) (*sites.Fleet, map[string]*render.Bundle, error) {
+	fleet, err := sites.Load(ctx, fsys, paths, loadOpts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := render.New(renderOpts...)
+	bundles := make(map[string]*render.Bundle, len(fleet.Sites))
+	kept := fleet.Sites[:0]
+	for _, s := range fleet.Sites {
+		b, problems := r.Render(s)
+		fleet.Problems = append(fleet.Problems, problems...)
+		if b == nil {
+			continue
+		}
+		b.Objects = slices.DeleteFunc(b.Objects, func(o *render.Object) bool { return !engine.Reads(o) })
+		bundles[s.Name] = b
+		kept = append(kept, s)
+	}
+	fleet.Sites = kept
+	return fleet, bundles, nil
 }

@@ -9,7 +9,9 @@ import (
 //
 //	{
 //	  "revision": "…",
-//	  "summary": {"sites": 3, "deny": 2, "warn": 1, "waived": 1},
+//	  "base": "origin/main",                // with --base
+//	  "summary": {"sites": 3, "deny": 2, "warn": 1, "waived": 1,
+//	              "preExisting": 4},        // with --base
 //	  "findings": [ …Finding… ]
 //	}
 //
@@ -22,6 +24,7 @@ type jsonWriter struct{ *options }
 
 type jsonReport struct {
 	Revision string      `json:"revision,omitempty"`
+	Base     string      `json:"base,omitempty"`
 	Summary  jsonSummary `json:"summary"`
 	Findings []Finding   `json:"findings"`
 }
@@ -31,6 +34,9 @@ type jsonSummary struct {
 	Deny   int `json:"deny"`
 	Warn   int `json:"warn"`
 	Waived int `json:"waived"`
+	// PreExisting is set in pull-request mode (Report.Since): the
+	// findings left out because the base revision has them too.
+	PreExisting int `json:"preExisting,omitempty"`
 }
 
 func (j *jsonWriter) Write(w io.Writer, r *Report) error {
@@ -40,11 +46,13 @@ func (j *jsonWriter) Write(w io.Writer, r *Report) error {
 	}
 	out := jsonReport{
 		Revision: r.Revision,
+		Base:     r.Base,
 		Summary: jsonSummary{
-			Sites:  r.Sites,
-			Deny:   r.Count(Deny),
-			Warn:   r.Count(Warn),
-			Waived: r.Waived(),
+			Sites:       r.Sites,
+			Deny:        r.Count(Deny),
+			Warn:        r.Count(Warn),
+			Waived:      r.Waived(),
+			PreExisting: r.PreExisting,
 		},
 		Findings: r.Findings,
 	}

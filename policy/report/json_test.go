@@ -20,6 +20,9 @@ func TestJSONGolden(t *testing.T) {
 		}
 		r := tc.report
 		want := map[string]int{"sites": r.Sites, "deny": r.Count(Deny), "warn": r.Count(Warn), "waived": r.Waived()}
+		if r.Base != "" {
+			want["preExisting"] = r.PreExisting
+		}
 		for k, v := range want {
 			if doc.Summary[k] != v {
 				t.Errorf("summary.%s = %d, want %d", k, doc.Summary[k], v)

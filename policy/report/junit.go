@@ -132,6 +132,9 @@ func (j *junitWriter) Write(w io.Writer, r *Report) error {
 	})
 
 	out := junitTestsuites{Name: "siteops"}
+	if r.Base != "" {
+		out.Name = fmt.Sprintf("siteops (new since %s; %d pre-existing %s hidden)", r.Base, r.PreExisting, plural(r.PreExisting, "finding", "findings"))
+	}
 	for _, k := range keys {
 		suite := junitTestsuite{Name: k.name}
 		for _, rule := range sortedKeys(groups[k]) {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"regexp"
 	"sort"
 
 	"github.com/siteops/siteops/sites"
@@ -65,6 +66,40 @@ type Report struct {
 	Revision string    `json:"revision,omitempty"`
 	Sites    int       `json:"sites"`
 	Findings []Finding `json:"findings"`
+	// Base is the revision the findings are new since (pull-request mode,
+	// see Since); PreExisting counts the findings left out because that
+	// revision has them too.
+	Base        string `json:"base,omitempty"`
+	PreExisting int    `json:"preExisting,omitempty"`
+}
+
+// Since keeps only the findings that are new since base, the report of
+// an earlier revision named baseRevision, and counts the others in
+// PreExisting. A finding is the same as one of base when its rule, site
+// and message are, whatever its line: lines move between revisions, and
+// a message names what it is about. Places a message quotes
+// ("sites/b.yaml:29:11") are compared without their line and column for
+// the same reason. Each finding of base matches one finding here at most,
+// so a problem that now happens twice is new once.
+func (r *Report) Since(base *Report, baseRevision string) {
+	key := func(f *Finding) [3]string {
+		return [3]string{f.Rule, f.Site, filePlace.ReplaceAllString(f.Message, "$1")}
+	}
+	seen := map[[3]string]int{}
+	for i := range base.Findings {
+		seen[key(&base.Findings[i])]++
+	}
+	kept := r.Findings[:0]
+	for _, f := range r.Findings {
+		k := key(&f)
+		if seen[k] > 0 {
+			seen[k]--
+			r.PreExisting++
+			continue
+		}
+		kept = append(kept, f)
+	}
+	r.Findings, r.Base = kept, baseRevision
 }
 
 // Sort orders findings by file, line, column, rule and site, so that
@@ -116,3 +151,7 @@ func (r *Report) ExitCode(failOnWarn bool) int {
 	}
 	return 0
 }
+
+// filePlace matches a place in a file as messages quote it: a file name
+// with an extension, then :line or :line:column.
+var filePlace = regexp.MustCompile(`([\w./-]+\.[A-Za-z0-9]+):\d+(?::\d+)?\b`)

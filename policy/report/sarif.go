@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/url"
+	"strconv"
 )
 
 // sarifWriter prints SARIF 2.1.0 for GitHub code scanning
@@ -167,8 +168,16 @@ func (s *sarifWriter) Write(w io.Writer, r *Report) error {
 			Results:     results,
 		}},
 	}
+	props := map[string]string{}
 	if r.Revision != "" {
-		log.Runs[0].Properties = map[string]string{"revision": r.Revision}
+		props["revision"] = r.Revision
+	}
+	if r.Base != "" {
+		// Pull-request mode: the results are those new since base.
+		props["base"], props["preExisting"] = r.Base, strconv.Itoa(r.PreExisting)
+	}
+	if len(props) > 0 {
+		log.Runs[0].Properties = props
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

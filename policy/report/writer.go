@@ -187,6 +187,17 @@ func summary(r *Report) string {
 	if r.Sites == 1 {
 		sites = "site"
 	}
-	return fmt.Sprintf("%d %s checked: %d deny, %d warn, %d waived",
+	s := fmt.Sprintf("%d %s checked: %d deny, %d warn, %d waived",
 		r.Sites, sites, r.Count(Deny), r.Count(Warn), r.Waived())
+	if r.Base != "" {
+		s += fmt.Sprintf("; new since %s only, %d pre-existing %s hidden", r.Base, r.PreExisting, plural(r.PreExisting, "finding", "findings"))
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

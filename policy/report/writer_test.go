@@ -115,11 +115,17 @@ func testCases() []testCase {
 	}
 	failOnWarn := mixed
 	failOnWarn.Findings = slices.Clone(mixed.Findings)
+	// Pull-request mode: what is left after Since, with the count of
+	// findings the base revision has too.
+	since := mixed
+	since.Findings = slices.Clone(mixed.Findings[:3])
+	since.Base, since.PreExisting = "origin/main", 3
 
 	return []testCase{
 		{name: "empty", report: Report{Sites: 3}, opts: []Option{WithRules(rules)}},
 		{name: "mixed", report: mixed, opts: []Option{WithRules(rules), WithVersion("0.4.0")}},
 		{name: "fail-on-warn", report: failOnWarn, opts: []Option{WithRules(rules), WithFailOnWarn(true)}},
+		{name: "since-base", report: since, opts: []Option{WithRules(rules)}},
 		{
 			// Findings without a file, a line or a column, with or
 			// without a site, and a user rule without metadata that says

@@ -1,0 +1,743 @@
+package assisted
+
+import (
+	"fmt"
+	"net/netip"
+)
+
+// HostGate says which state-machine group a failing host validation blocks
+// (§3.3).
+type HostGate int
+
+const (
+	// GateNone: informational only.
+	GateNone HostGate = iota
+	// GateDiscovery: connection and inventory (disconnected / discovering).
+	GateDiscovery
+	// GateMinHW: minimum hardware (insufficient, "minimum hardware" text).
+	GateMinHW
+	// GateInput: user input (pending-for-input).
+	GateInput
+	// GateSufficient: everything else an installation needs (insufficient).
+	GateSufficient
+)
+
+// HostInput is everything the host validations read of one host.
+type HostInput struct {
+	// ID is the host id (the Agent name).
+	ID string
+	// Inventory is nil until the agent sent it.
+	Inventory *Inventory
+	// Cluster is nil for a pool (late-binding) host.
+	Cluster *ClusterFacts
+	// Role is the effective role: the spec role, or the suggested role
+	// when the spec says auto-assign.
+	Role              Role
+	Bootstrap         bool
+	Day2              bool
+	RequestedHostname string
+	// CheckedIn is true while the agent contacted the service within the
+	// disconnection limit (the caller measures the time).
+	CheckedIn         bool
+	MediaDisconnected bool
+	// Stages and Stage locate the host's installation progress.
+	Stages []Stage
+	Stage  Stage
+	// DiskSpeed is the last measurement of the installation disk.
+	DiskSpeed DiskSpeed
+	// FailedImages are images the agent could not pull.
+	FailedImages []string
+	// APIConnectivity is the day-2 check of the spoke API (ignition).
+	APIConnectivity APIConnectivity
+	NTPSynced       bool
+	// ClockAheadOfHost is service time minus host time.
+	ClockAheadOfHost float64 // minutes
+	// LatencyMs and PacketLossPct are the worst values measured towards
+	// hosts of the same role; HasConnectivity is false until reported.
+	HasConnectivity bool
+	LatencyMs       float64
+	PacketLossPct   float64
+	// DNS says what the host resolves (§3.2 #26-28, #30).
+	DNSResolves      bool
+	WildcardResolves bool
+	MTUOK            bool
+	Ignored          Ignored
+}
+
+// DiskSpeed is the state of the installation-disk speed check.
+type DiskSpeed struct {
+	Tested bool
+	OK     bool
+}
+
+// APIConnectivity is the state of a day-2 host's API connectivity check.
+type APIConnectivity struct {
+	Checked bool
+	OK      bool
+	URL     string
+	Error   string
+}
+
+// ClusterFacts is what the host validations read of the host's cluster.
+type ClusterFacts struct {
+	Name, BaseDomain string
+	Version          string
+	SNO              bool
+	UMN              bool
+	Platform         string
+	MachineNetworks  []string
+	// HostCount is the number of hosts in the cluster.
+	HostCount int
+	// Hostnames counts the real hostnames of the cluster's hosts that have
+	// an inventory (including this host).
+	Hostnames map[string]int
+	// MajorityGroups is false until the cluster monitor computed the
+	// connectivity majority groups; InMajority is this host's membership.
+	MajorityGroups bool
+	InMajority     bool
+}
+
+// RealHostname is the requested hostname, else the inventory's.
+func (in *HostInput) RealHostname() string {
+	if in.RequestedHostname != "" {
+		return in.RequestedHostname
+	}
+	if in.Inventory != nil {
+		return in.Inventory.Hostname
+	}
+	return ""
+}
+
+// Requirements returns the requirements the host is judged against.
+func (in *HostInput) Requirements() Requirements {
+	if in.Cluster == nil {
+		return UnboundRequirements()
+	}
+	return RoleRequirements(in.Role, in.Cluster.SNO, in.Cluster.Version)
+}
+
+func (in *HostInput) rebootedOrLater() bool {
+	i := StageIndex(in.Stages, in.Stage)
+	r := StageIndex(in.Stages, StageRebooting)
+	return i >= 0 && r >= 0 && i >= r
+}
+
+// HostValidation is one host validation (§3.2).
+type HostValidation struct {
+	ID       string
+	Category Category
+	Gate     HostGate
+	// NotIgnorable validations run even when the cluster asks to skip them
+	// (internal/common/validations.go).
+	NotIgnorable bool
+	// SkippedOnceStaged validations are not evaluated once the host
+	// reported a stage (compatible-agent).
+	SkippedOnceStaged bool
+	eval              func(*HostInput) (ValidationStatus, string)
+}
+
+// Host validation ids (§3.2, models/host_validation_id.go).
+const (
+	HVConnected                  = "connected"
+	HVMediaConnected             = "media-connected"
+	HVHasInventory               = "has-inventory"
+	HVInventoryNotPartTruncated  = "inventory-not-partially-truncated"
+	HVInventoryNotFullTruncated  = "inventory-not-fully-truncated"
+	HVHasMinCPUCores             = "has-min-cpu-cores"
+	HVHasMinMemory               = "has-min-memory"
+	HVHasMinValidDisks           = "has-min-valid-disks"
+	HVMachineCIDRDefined         = "machine-cidr-defined"
+	HVHasCPUCoresForRole         = "has-cpu-cores-for-role"
+	HVHasMemoryForRole           = "has-memory-for-role"
+	HVHostnameUnique             = "hostname-unique"
+	HVBelongsToMachineCIDR       = "belongs-to-machine-cidr"
+	HVHostnameValid              = "hostname-valid"
+	HVIgnitionDownloadable       = "ignition-downloadable"
+	HVBelongsToMajorityGroup     = "belongs-to-majority-group"
+	HVMTUValid                   = "mtu-valid"
+	HVValidPlatformNetwork       = "valid-platform-network-settings"
+	HVNTPSynced                  = "ntp-synced"
+	HVTimeSynced                 = "time-synced-between-host-and-service"
+	HVContainerImagesAvailable   = "container-images-available"
+	HVSufficientDiskSpeed        = "sufficient-installation-disk-speed"
+	HVNetworkLatency             = "sufficient-network-latency-requirement-for-role"
+	HVPacketLoss                 = "sufficient-packet-loss-requirement-for-role"
+	HVHasDefaultRoute            = "has-default-route"
+	HVAPIDomainResolved          = "api-domain-name-resolved-correctly"
+	HVAPIIntDomainResolved       = "api-int-domain-name-resolved-correctly"
+	HVAppsDomainResolved         = "apps-domain-name-resolved-correctly"
+	HVCompatibleWithPlatform     = "compatible-with-cluster-platform"
+	HVDNSWildcardNotConfigured   = "dns-wildcard-not-configured"
+	HVDiskEncryption             = "disk-encryption-requirements-satisfied"
+	HVNonOverlappingSubnets      = "non-overlapping-subnets"
+	HVVSphereDiskUUID            = "vsphere-disk-uuid-enabled"
+	HVCompatibleAgent            = "compatible-agent"
+	HVNoSkipInstallationDisk     = "no-skip-installation-disk"
+	HVNoSkipMissingDisk          = "no-skip-missing-disk"
+	HVNoIPCollisions             = "no-ip-collisions-in-network"
+	HVNoISCSINICInMachineNetwork = "no-iscsi-nic-belongs-to-machine-cidr"
+)
+
+// OpenStackProduct is the product name valid-platform-network-settings
+// refuses without user-managed networking.
+const OpenStackProduct = "OpenStack Compute"
+
+// PlatformBaremetal and PlatformNone are the platforms a kube-API cluster
+// gets (§0).
+const (
+	PlatformBaremetal = "baremetal"
+	PlatformNone      = "none"
+)
+
+// HostValidations lists the core host validations in the order the
+// service evaluates them (§3.2, refresh_status_preprocessor.go).
+var HostValidations = []HostValidation{
+	{ID: HVConnected, Category: CategoryNetwork, Gate: GateDiscovery, NotIgnorable: true, eval: func(in *HostInput) (ValidationStatus, string) {
+		if in.CheckedIn || in.rebootedOrLater() {
+			return ok("Host is connected")
+		}
+		return fail("Host is disconnected")
+	}},
+	{ID: HVMediaConnected, Category: CategoryNetwork, Gate: GateDiscovery, eval: func(in *HostInput) (ValidationStatus, string) {
+		if in.MediaDisconnected {
+			return fail(InfoMediaDisconnected)
+		}
+		return ok("Media device is connected")
+	}},
+	{ID: HVHasInventory, Category: CategoryHardware, Gate: GateDiscovery, NotIgnorable: true, eval: func(in *HostInput) (ValidationStatus, string) {
+		if in.Inventory == nil {
+			return fail("Inventory has not been received for the host")
+		}
+		return ok("Valid inventory exists for the host")
+	}},
+	{ID: HVInventoryNotPartTruncated, Category: CategoryHardware, Gate: GateNone, eval: func(in *HostInput) (ValidationStatus, string) {
+		return ok("Inventory is not truncated")
+	}},
+	{ID: HVInventoryNotFullTruncated, Category: CategoryHardware, Gate: GateDiscovery, NotIgnorable: true, eval: func(in *HostInput) (ValidationStatus, string) {
+		return ok("Inventory is not truncated")
+	}},
+	{ID: HVHasMinCPUCores, Category: CategoryHardware, Gate: GateMinHW, eval: func(in *HostInput) (ValidationStatus, string) {
+		if in.Inventory == nil {
+			return pending("Missing inventory")
+		}
+		need, _ := in.preflight()
+		if in.Inventory.CPUCores >= need {
+			return ok("Sufficient CPU cores")
+		}
+		return fail(fmt.Sprintf("The host is not eligible to participate in Openshift Cluster because the minimum required CPU cores for any role is %d, found only %d", need, in.Inventory.CPUCores))
+	}},
+	{ID: HVHasMinMemory, Category: CategoryHardware, Gate: GateMinHW, eval: func(in *HostInput) (ValidationStatus, string) {
+		if in.Inventory == nil {
+			return pending("Missing inventory")
+		}
+		_, needMiB := in.preflight()
+		if in.Inventory.MemoryBytes >= (needMiB-MemoryToleranceMiB)*MiB {
+			return ok("Sufficient minimum RAM")
+		}
+		return fail(fmt.Sprintf("The host is not eligible to participate in Openshift Cluster because the minimum required RAM for any role is %s, found only %s", IECBytes(needMiB*MiB), IECBytes(in.Inventory.MemoryBytes)))
+	}},
+	{ID: HVHasMinValidDisks, Category: CategoryHardware, Gate: GateMinHW, eval: func(in *HostInput) (ValidationStatus, string) {
+		if in.Inventory == nil {
+			return pending("Missing inventory")
+		}
+		if len(in.Inventory.Disks) == 0 {
+			return ValidationError, "Failed to detected disks"
+		}
+		if len(in.EligibleDisks()) > 0 {
+			return ok("Sufficient disk capacity")
+		}
+		return fail("No eligible disks were found, please check specific disks to see why they are not eligible")
+	}},
+	{ID: HVMachineCIDRDefined, Category: CategoryNetwork, Gate: GateInput, NotIgnorable: true, eval: func(in *HostInput) (ValidationStatus, string) {
+		switch c := in.Cluster; {
+		case c == nil:
+			return skip()
+		case c.UMN:
+			return ok("No Machine Network CIDR needed: User Managed Networking")
+		case in.Day2:
+			return ok("No Machine Network CIDR needed: Day2 cluster")
+		case len(c.MachineNetworks) > 0:
+			return ok("Machine Network CIDR is defined")
+		}
+		return fail("Machine Network CIDR is undefined; the Machine Network CIDR can be defined by setting either the API or Ingress virtual IPs")
+	}},
+	{ID: HVHasCPUCoresForRole, Category: CategoryHardware, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		if in.Inventory == nil {
+			return pending("Missing inventory or role")
+		}
+		need := in.Requirements().CPUCores
+		if in.Inventory.CPUCores >= need {
+			return ok(fmt.Sprintf("Sufficient CPU cores for role %s", in.Role))
+		}
+		return fail(fmt.Sprintf("Require at least %d CPU cores for %s role, found only %d", need, in.Role, in.Inventory.CPUCores))
+	}},
+	{ID: HVHasMemoryForRole, Category: CategoryHardware, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		if in.Inventory == nil {
+			return pending("Missing inventory or role")
+		}
+		need := in.Requirements().RAMMiB
+		if in.Inventory.MemoryBytes >= (need-MemoryToleranceMiB)*MiB {
+			return ok(fmt.Sprintf("Sufficient RAM for role %s", in.Role))
+		}
+		return fail(fmt.Sprintf("Require at least %s RAM for role %s, found only %s", IECBytes(need*MiB), in.Role, IECBytes(in.Inventory.MemoryBytes)))
+	}},
+	{ID: HVHostnameUnique, Category: CategoryHardware, Gate: GateSufficient, NotIgnorable: true, eval: func(in *HostInput) (ValidationStatus, string) {
+		if in.Cluster == nil {
+			return skip()
+		}
+		if in.Inventory == nil {
+			return pending("Missing inventory")
+		}
+		name := in.RealHostname()
+		if in.Cluster.Hostnames[name] > 1 {
+			return fail(fmt.Sprintf("Hostname %s is not unique in cluster", name))
+		}
+		return ok(fmt.Sprintf("Hostname %s is unique in cluster", name))
+	}},
+	{ID: HVBelongsToMachineCIDR, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		c := in.Cluster
+		switch {
+		case c == nil:
+			return skip()
+		case c.UMN && !c.SNO:
+			return ok("No machine network CIDR validation needed: User Managed Networking")
+		case in.Day2:
+			return ok("No machine network CIDR validation needed: Day2 cluster")
+		case in.Inventory == nil || len(c.MachineNetworks) == 0:
+			return pending("Missing inventory or machine network CIDR")
+		}
+		if !inAllNetworks(in.Inventory, c.MachineNetworks) {
+			return fail("Host does not belong to machine network CIDRs. Verify that the host belongs to every CIDR listed under machine networks")
+		}
+		return ok("Host belongs to all machine network CIDRs")
+	}},
+	{ID: HVHostnameValid, Category: CategoryHardware, Gate: GateSufficient, NotIgnorable: true, eval: func(in *HostInput) (ValidationStatus, string) {
+		if in.Inventory == nil {
+			return fail("Missing inventory")
+		}
+		name := in.RealHostname()
+		if p := HostnameProblem(name); p != "" {
+			return fail(p)
+		}
+		return ok(fmt.Sprintf("Hostname %s is allowed", name))
+	}},
+	{ID: HVIgnitionDownloadable, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		if in.Cluster == nil || !in.Day2 {
+			return skip()
+		}
+		a := in.APIConnectivity
+		switch {
+		case !a.Checked:
+			return pending("Ignition is not yet available, pending API connectivity")
+		case a.OK:
+			return ok("Ignition is downloadable")
+		}
+		return fail(fmt.Sprintf("This host has failed to download the ignition file from %s with the following error: %s. Please ensure the host can reach this URL", a.URL, a.Error))
+	}},
+	{ID: HVBelongsToMajorityGroup, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		c := in.Cluster
+		switch {
+		case c == nil:
+			return skip()
+		case in.Day2:
+			return ok("Day2 host is not required to be connected to other hosts in the cluster")
+		case c.SNO:
+			return ok("Host has connectivity to the majority of hosts in the cluster")
+		case !c.MajorityGroups:
+			return pending("Machine Network CIDR or Connectivity Majority Groups missing")
+		case !c.InMajority && c.HostCount < 3:
+			return pending("Not enough hosts in cluster to calculate connectivity groups")
+		case !c.InMajority:
+			return fail("No connectivity to the majority of hosts in the cluster")
+		}
+		return ok("Host has connectivity to the majority of hosts in the cluster")
+	}},
+	{ID: HVMTUValid, Category: CategoryNetwork, Gate: GateNone, eval: func(in *HostInput) (ValidationStatus, string) {
+		if !in.MTUOK {
+			return fail("MTU is broken. Interface: " + firstInterface(in.Inventory) + ", remote IP address: unknown")
+		}
+		return ok("MTU is ok")
+	}},
+	{ID: HVValidPlatformNetwork, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		if in.Inventory == nil {
+			return pending("Missing inventory")
+		}
+		p := in.Inventory.Product
+		if p == OpenStackProduct {
+			if in.Cluster == nil {
+				return skip()
+			}
+			if !in.Cluster.UMN {
+				return fail(fmt.Sprintf("Platform %s is allowed only for Single Node OpenShift or user-managed networking", p))
+			}
+		}
+		return ok(fmt.Sprintf("Platform %s is allowed", p))
+	}},
+	{ID: HVNTPSynced, Category: CategoryNetwork, Gate: GateNone, eval: func(in *HostInput) (ValidationStatus, string) {
+		if in.NTPSynced {
+			return ok("Host NTP is synced")
+		}
+		return fail("Host couldn't synchronize with any NTP server")
+	}},
+	{ID: HVTimeSynced, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		switch d := in.ClockAheadOfHost; {
+		case d > 20:
+			return fail("Host clock is not synchronized, service time is ahead of host's at least for 20.0 minutes, please configure an NTP server via DHCP or set clock manually.")
+		case d < -60:
+			return fail("Host clock is not synchronized, host time is ahead of service at least for 60.0 minutes, please configure an NTP server via DHCP or set clock manually.")
+		}
+		return ok("Host clock is synchronized with service")
+	}},
+	{ID: HVContainerImagesAvailable, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		if len(in.FailedImages) > 0 {
+			return fail(fmt.Sprintf("Failed to fetch container images needed for installation from %s. This may be due to a network hiccup. Retry to install again. If this problem persists, check your network settings to make sure you’re not blocked.", joinComma(in.FailedImages)))
+		}
+		return ok("All required container images were either pulled successfully or no attempt was made to pull them")
+	}},
+	{ID: HVSufficientDiskSpeed, Category: CategoryHardware, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		switch {
+		case !in.DiskSpeed.Tested:
+			return ok("Speed of installation disk has not yet been measured")
+		case in.DiskSpeed.OK:
+			return ok("Speed of installation disk is sufficient")
+		}
+		return fail("While preparing the previous installation the installation disk speed measurement failed or was found to be insufficient")
+	}},
+	{ID: HVNetworkLatency, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		req := in.Requirements()
+		switch {
+		case in.Cluster == nil:
+			return skip()
+		case in.Cluster.HostCount == 1 || !req.HasNetwork || in.Role == RoleAutoAssign || in.Day2:
+			return ok("Network latency requirement has been satisfied.")
+		case !in.HasConnectivity:
+			return pending("Missing network latency information.")
+		case in.LatencyMs > req.LatencyMs:
+			return fail(fmt.Sprintf("Network latency requirements of %s %.2f ms not met for connectivity between %s and the other %s hosts (%.2f ms).", comparison(req.LatencyMs), req.LatencyMs, in.ID, in.Role, in.LatencyMs))
+		}
+		return ok("Network latency requirement has been satisfied.")
+	}},
+	{ID: HVPacketLoss, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		req := in.Requirements()
+		switch {
+		case in.Cluster == nil:
+			return skip()
+		case in.Cluster.HostCount == 1 || !req.HasNetwork || in.Role == RoleAutoAssign || in.Day2:
+			return ok("Packet loss requirement has been satisfied.")
+		case !in.HasConnectivity:
+			return pending("Missing packet loss information.")
+		case in.PacketLossPct > req.PacketLossPct:
+			return fail(fmt.Sprintf("Packet loss percentage requirement of %s %.2f%% not met for connectivity between %s and the other %s hosts (%.2f%%).", comparison(req.PacketLossPct), req.PacketLossPct, in.ID, in.Role, in.PacketLossPct))
+		}
+		return ok("Packet loss requirement has been satisfied.")
+	}},
+	{ID: HVHasDefaultRoute, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		if in.Inventory == nil {
+			return pending("Missing default routing information.")
+		}
+		if !in.Inventory.DefaultRoute {
+			return fail("Host has not yet been configured with a default route.")
+		}
+		return ok("Host has been configured with at least one default route.")
+	}},
+	{ID: HVAPIDomainResolved, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		return in.dns("api", "API load balancer")
+	}},
+	{ID: HVAPIIntDomainResolved, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		return in.dns("api-int", "internal API load balancer")
+	}},
+	{ID: HVAppsDomainResolved, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		return in.dns("*.apps", "application ingress")
+	}},
+	{ID: HVCompatibleWithPlatform, Category: CategoryHardware, Gate: GateMinHW, eval: func(in *HostInput) (ValidationStatus, string) {
+		c := in.Cluster
+		switch {
+		case c == nil:
+			return skip()
+		case in.Day2:
+			return ok(fmt.Sprintf("Host is compatible with cluster platform %s", c.Platform))
+		case in.Inventory == nil || c.Platform == "":
+			return pending("Missing inventory or platform isn't set")
+		}
+		return ok(fmt.Sprintf("Host is compatible with cluster platform %s", c.Platform))
+	}},
+	{ID: HVDNSWildcardNotConfigured, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		c := in.Cluster
+		switch {
+		case c == nil:
+			return skip()
+		case in.Day2:
+			return ok("DNS wildcard check is not required for day2")
+		case in.Inventory == nil:
+			return pending("DNS wildcard check cannot be performed yet because the host has not yet performed DNS resolution")
+		case in.WildcardResolves:
+			return fail(fmt.Sprintf("DNS wildcard configuration was detected for domain *.%s.%s The installation will not be able to complete while the entry exists. Please remove it to proceed.", c.Name, c.BaseDomain))
+		}
+		return ok("DNS wildcard check was successful")
+	}},
+	{ID: HVDiskEncryption, Category: CategoryHardware, Gate: GateMinHW, eval: func(in *HostInput) (ValidationStatus, string) {
+		// Disk encryption is not configured by the rendered sites.
+		return skip()
+	}},
+	{ID: HVNonOverlappingSubnets, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		if in.Inventory == nil || in.Cluster == nil {
+			return pending("Missing inventory, or missing cluster")
+		}
+		if msg := overlappingSubnets(in.Inventory); msg != "" {
+			return fail("Address networks are overlapping: " + msg)
+		}
+		return ok("Host subnets are not overlapping")
+	}},
+	{ID: HVVSphereDiskUUID, Category: CategoryHardware, Gate: GateNone, eval: func(in *HostInput) (ValidationStatus, string) {
+		if in.Inventory == nil {
+			return pending("Validation pending - no inventory")
+		}
+		if in.Cluster == nil {
+			return pending("Validation pending - no cluster")
+		}
+		return ok("VSphere disk.EnableUUID is enabled for this virtual machine")
+	}},
+	{ID: HVCompatibleAgent, Category: CategoryHardware, Gate: GateSufficient, SkippedOnceStaged: true, eval: func(in *HostInput) (ValidationStatus, string) {
+		return ok("Host agent is compatible with the service")
+	}},
+	{ID: HVNoSkipInstallationDisk, Category: CategoryHardware, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		return ok("No request to skip formatting of the installation disk")
+	}},
+	{ID: HVNoSkipMissingDisk, Category: CategoryHardware, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		if in.Inventory == nil {
+			return pending("Host inventory not available yet")
+		}
+		return ok("All disks that have skipped formatting are present in the host inventory")
+	}},
+	{ID: HVNoIPCollisions, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		if in.Cluster == nil || in.Inventory == nil {
+			return ok("IP collisions have not yet been evaluated")
+		}
+		return ok(fmt.Sprintf("No IP collisions were detected by host %s", in.ID))
+	}},
+	{ID: HVNoISCSINICInMachineNetwork, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		// Only iSCSI installation disks are checked; simulated disks are
+		// never iSCSI.
+		return skip()
+	}},
+}
+
+// EligibleDisks returns the disks that can hold the installation.
+func (in *HostInput) EligibleDisks() []Disk {
+	if in.Inventory == nil {
+		return nil
+	}
+	version, arch := "", in.Inventory.Arch
+	if in.Cluster != nil {
+		version = in.Cluster.Version
+	}
+	need := in.Requirements().DiskGB
+	var out []Disk
+	for _, d := range in.Inventory.Disks {
+		if len(DiskNotEligible(d.SizeBytes, d.DriveType, need, version, arch)) == 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (in *HostInput) preflight() (int, int64) {
+	if in.Cluster == nil {
+		return PreflightMinimum(false, "")
+	}
+	return PreflightMinimum(in.Cluster.SNO, in.Cluster.Version)
+}
+
+// dns evaluates the three DNS validations. Only user-managed multi-node
+// clusters (and day-2 hosts of clusters without managed networking) need
+// the records; a single-node cluster uses the service's dnsmasq
+// configuration (§3.2 #26).
+func (in *HostInput) dns(prefix, target string) (ValidationStatus, string) {
+	c := in.Cluster
+	if c == nil {
+		return skip()
+	}
+	domain := prefix + "." + c.Name + "." + c.BaseDomain
+	needed := c.UMN && !c.SNO
+	if !needed || in.DNSResolves {
+		return ok(fmt.Sprintf("Domain name resolution for the %s domain was successful or not required", domain))
+	}
+	if in.Inventory == nil {
+		return pending(fmt.Sprintf("DNS validation for the %s domain cannot be completed at the moment. This could be due to other validations", domain))
+	}
+	return fail(fmt.Sprintf("Couldn't resolve domain name %s on the host. To continue installation, create the necessary DNS entries to resolve this domain name to your cluster's %s IP address", domain, target))
+}
+
+// EvaluateHost runs every host validation in order. Validations the
+// cluster asks to ignore (and that can be ignored) pass.
+func EvaluateHost(in *HostInput) []Result {
+	out := make([]Result, 0, len(HostValidations))
+	staged := in.Stage != ""
+	for i := range HostValidations {
+		v := &HostValidations[i]
+		if v.SkippedOnceStaged && staged {
+			continue
+		}
+		status, msg := v.eval(in)
+		r := Result{ID: v.ID, Status: status, Message: msg}
+		if status == suppressed {
+			r.Status, r.Suppressed = ValidationSuccess, true
+		}
+		if r.Status != ValidationSuccess && !v.NotIgnorable && in.Ignored.has(v.ID) {
+			r.Status = ValidationSuccess
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// HostGates summarizes results by gate: which groups pass.
+type HostGates struct {
+	Connected      bool
+	MediaConnected bool
+	Inventory      bool // has-inventory and not fully truncated
+	MinHW          bool
+	Input          bool
+	Sufficient     bool
+	// FailingMinHW, FailingInput and FailingSufficient are the failure
+	// messages of each group, for status-info texts.
+	FailingMinHW, FailingInput, FailingAll []string
+}
+
+// Gates folds validation results into the state machine's groups (§3.3).
+func Gates(rs []Result) HostGates {
+	g := HostGates{Connected: true, MediaConnected: true, Inventory: true, MinHW: true, Input: true, Sufficient: true}
+	byID := make(map[string]*HostValidation, len(HostValidations))
+	for i := range HostValidations {
+		byID[HostValidations[i].ID] = &HostValidations[i]
+	}
+	for _, r := range rs {
+		passed := r.Passed()
+		if r.Status == ValidationFailure {
+			g.FailingAll = append(g.FailingAll, r.Message)
+		}
+		gate := GateSufficient
+		if v, ok := byID[r.ID]; ok {
+			gate = v.Gate
+		}
+		switch {
+		case r.ID == HVConnected:
+			g.Connected = passed
+		case r.ID == HVMediaConnected:
+			g.MediaConnected = passed
+		case gate == GateDiscovery:
+			g.Inventory = g.Inventory && passed
+		case gate == GateMinHW:
+			g.MinHW = g.MinHW && passed
+			if r.Status == ValidationFailure {
+				g.FailingMinHW = append(g.FailingMinHW, r.Message)
+			}
+		case gate == GateInput:
+			g.Input = g.Input && passed
+			if r.Status == ValidationFailure {
+				g.FailingInput = append(g.FailingInput, r.Message)
+			}
+		case gate == GateSufficient:
+			g.Sufficient = g.Sufficient && passed
+		}
+	}
+	return g
+}
+
+// PoolReady is the pool-host gate: minimum disks, CPU, memory and a valid
+// hostname (§1.5).
+func PoolReady(rs []Result) bool {
+	for _, r := range rs {
+		switch r.ID {
+		case HVHasMinValidDisks, HVHasMinCPUCores, HVHasMinMemory, HVHostnameValid:
+			if !r.Passed() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func comparison(v float64) string {
+	if v > 0 {
+		return "less than or equals"
+	}
+	return "equals"
+}
+
+func joinComma(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ","
+		}
+		out += x
+	}
+	return out
+}
+
+func firstInterface(inv *Inventory) string {
+	if inv == nil || len(inv.Interfaces) == 0 {
+		return ""
+	}
+	return inv.Interfaces[0].Name
+}
+
+// inAllNetworks reports whether the inventory has an address in each of
+// the CIDRs.
+func inAllNetworks(inv *Inventory, cidrs []string) bool {
+	addrs := inv.Addresses()
+	for _, c := range cidrs {
+		p, err := netip.ParsePrefix(c)
+		if err != nil {
+			return false
+		}
+		found := false
+		for _, a := range addrs {
+			if p.Contains(a) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// overlappingSubnets returns a description of the first two interfaces
+// whose subnets overlap, or "".
+func overlappingSubnets(inv *Inventory) string {
+	type net struct {
+		p    netip.Prefix
+		ifc  string
+		text string
+	}
+	var nets []net
+	for _, ifc := range inv.Interfaces {
+		for _, list := range [][]string{ifc.IPv4, ifc.IPv6} {
+			for _, a := range list {
+				if p, err := netip.ParsePrefix(a); err == nil {
+					m := p.Masked()
+					nets = append(nets, net{m, ifc.Name, m.String()})
+				}
+			}
+		}
+	}
+	for i := 0; i < len(nets); i++ {
+		for j := i + 1; j < len(nets); j++ {
+			a, b := nets[i], nets[j]
+			if a.ifc == b.ifc {
+				continue
+			}
+			if a.p == b.p {
+				return "Address network " + a.text + " appears on multiple interfaces [" + a.ifc + ", " + b.ifc + "]"
+			}
+			if a.p.Overlaps(b.p) {
+				return "Address networks " + a.text + " in interface " + a.ifc + " and " + b.text + " in interface " + b.ifc + " overlap"
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,207 @@
+package assisted
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Role is a host role (agent.spec.role, host role / suggested role).
+type Role string
+
+const (
+	RoleMaster     Role = "master"
+	RoleWorker     Role = "worker"
+	RoleArbiter    Role = "arbiter"
+	RoleAutoAssign Role = "auto-assign"
+)
+
+// Requirements are the hardware requirements of one role (§3.1).
+type Requirements struct {
+	CPUCores int
+	RAMMiB   int64
+	DiskGB   int64
+	// DiskSpeedMs is the installation-disk speed threshold.
+	DiskSpeedMs float64
+	// LatencyMs and PacketLossPct are the network thresholds towards hosts
+	// of the same role; 0 with HasNetwork false means "not checked".
+	LatencyMs     float64
+	PacketLossPct float64
+	HasNetwork    bool
+}
+
+// The default hardware requirements, the operator's
+// HW_VALIDATOR_REQUIREMENTS (§3.1, default_controller_hw_requirements.json).
+var (
+	ReqMaster     = Requirements{CPUCores: 4, RAMMiB: 16384, DiskGB: 100, DiskSpeedMs: 10, LatencyMs: 100, PacketLossPct: 0, HasNetwork: true}
+	ReqArbiter    = Requirements{CPUCores: 2, RAMMiB: 8192, DiskGB: 50, DiskSpeedMs: 10, LatencyMs: 1000, PacketLossPct: 0, HasNetwork: true}
+	ReqWorker     = Requirements{CPUCores: 2, RAMMiB: 8192, DiskGB: 100, DiskSpeedMs: 10, LatencyMs: 1000, PacketLossPct: 10, HasNetwork: true}
+	ReqSNO        = Requirements{CPUCores: 8, RAMMiB: 16384, DiskGB: 100, DiskSpeedMs: 10}
+	ReqEdgeWorker = Requirements{CPUCores: 2, RAMMiB: 8192, DiskGB: 15, DiskSpeedMs: 10}
+)
+
+// SNOCoresFrom422 is the SNO core requirement from OpenShift 4.22 on (the
+// entry {"version":"4.22","match_type":"min_version","sno":{"cpu_cores":4}}).
+const SNOCoresFrom422 = 4
+
+// MemoryToleranceMiB is subtracted from a RAM requirement before comparing
+// (§3.1).
+const MemoryToleranceMiB = 100
+
+// RoleRequirements returns the requirements of a host's effective role in
+// a cluster. An unresolved auto-assign role counts as worker; the master of
+// a single-node cluster gets the SNO requirements (§3.1).
+func RoleRequirements(role Role, sno bool, version string) Requirements {
+	switch role {
+	case RoleMaster:
+		if sno {
+			r := ReqSNO
+			if VersionAtLeast(version, 4, 22) {
+				r.CPUCores = SNOCoresFrom422
+			}
+			return r
+		}
+		return ReqMaster
+	case RoleArbiter:
+		return ReqArbiter
+	default:
+		return ReqWorker
+	}
+}
+
+// PreflightMinimum is the "minimum for any role" the has-min-cpu-cores and
+// has-min-memory validations use: the smaller of the master (SNO for SNO)
+// and worker values (§3.1).
+func PreflightMinimum(sno bool, version string) (cores int, ramMiB int64) {
+	m := RoleRequirements(RoleMaster, sno, version)
+	w := ReqWorker
+	return min(m.CPUCores, w.CPUCores), min(m.RAMMiB, w.RAMMiB)
+}
+
+// UnboundRequirements are the requirements a pool host (no cluster) is
+// judged against: of worker, master and arbiter, the entry with the
+// smallest disk (§3.1).
+func UnboundRequirements() Requirements {
+	best := ReqWorker
+	for _, r := range []Requirements{ReqMaster, ReqArbiter} {
+		if r.DiskGB < best.DiskGB {
+			best = r
+		}
+	}
+	return best
+}
+
+// VersionAtLeast reports whether an OpenShift version string ("4.20.6",
+// "4.22") is at least major.minor. An unparsable version is taken as old.
+func VersionAtLeast(version string, major, minor int) bool {
+	parts := strings.SplitN(version, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	ma, err1 := strconv.Atoi(parts[0])
+	mi, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return ma > major || ma == major && mi >= minor
+}
+
+// DriveType is a disk's drive type as the agent reports it.
+type DriveType string
+
+const (
+	DriveHDD       DriveType = "HDD"
+	DriveSSD       DriveType = "SSD"
+	DriveMultipath DriveType = "Multipath"
+	DriveRAID      DriveType = "RAID"
+	DriveISCSI     DriveType = "iSCSI"
+	DriveFC        DriveType = "FC"
+)
+
+// AllowedDriveTypes returns the installable drive types for a version and
+// CPU architecture (§3.1 disk eligibility), in the order messages list them.
+func AllowedDriveTypes(version, arch string) []DriveType {
+	types := []DriveType{DriveHDD, DriveSSD, DriveMultipath}
+	if VersionAtLeast(version, 4, 14) {
+		types = append(types, DriveRAID)
+	}
+	if VersionAtLeast(version, 4, 15) {
+		types = append(types, DriveISCSI)
+	}
+	if arch == "" || arch == "x86_64" || arch == "s390x" {
+		types = append(types, DriveFC)
+	}
+	return types
+}
+
+// DiskNotEligible returns why a disk cannot hold the installation, or ""
+// when it can (internal/hardware/validator.go DiskIsEligible).
+func DiskNotEligible(sizeBytes int64, drive DriveType, requiredGB int64, version, arch string) []string {
+	var reasons []string
+	required := requiredGB * 1000 * 1000 * 1000
+	if sizeBytes < required {
+		have, need := SIBytes(sizeBytes), SIBytes(required)
+		if have == need {
+			have += " (short by " + SIBytes(required-sizeBytes) + ")"
+		}
+		reasons = append(reasons, fmt.Sprintf("Disk is too small (disk only has %s, but %s are required)", have, need))
+	}
+	allowed := AllowedDriveTypes(version, arch)
+	ok := false
+	names := make([]string, len(allowed))
+	for i, t := range allowed {
+		names[i] = string(t)
+		if t == drive {
+			ok = true
+		}
+	}
+	if !ok {
+		reasons = append(reasons, fmt.Sprintf("Drive type is %s, it must be one of %s.", drive, strings.Join(names, ", ")))
+	}
+	return reasons
+}
+
+// IECBytes formats a byte count the way assisted-service prints memory
+// (pkg/conversions BytesToString): "8.00 GiB", "512 MiB".
+func IECBytes(b int64) string {
+	const (
+		kib = 1 << (10 * (iota + 1))
+		mib
+		gib
+		tib
+		pib
+	)
+	switch {
+	case b >= pib:
+		return fmt.Sprintf("%.2f PiB", float64(b)/pib)
+	case b >= tib:
+		return fmt.Sprintf("%.2f TiB", float64(b)/tib)
+	case b >= gib:
+		return fmt.Sprintf("%.2f GiB", float64(b)/gib)
+	case b >= mib:
+		return fmt.Sprintf("%v MiB", b/mib)
+	case b >= kib:
+		return fmt.Sprintf("%v KiB", b/kib)
+	}
+	return fmt.Sprintf("%v bytes", b)
+}
+
+// SIBytes formats a disk size in SI units, the value rounded up to at most
+// three decimals with trailing zeros trimmed: "64.425 GB", "100 GB" (§3.1).
+func SIBytes(b int64) string {
+	units := []string{"B", "KB", "MB", "GB", "TB"}
+	v := float64(b)
+	i := 0
+	for v >= 1000 && i < len(units)-1 {
+		v /= 1000
+		i++
+	}
+	v = math.Ceil(v*1000-1e-9) / 1000
+	s := strconv.FormatFloat(v, 'f', 3, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return s + " " + units[i]
+}
+
+// MiB is one mebibyte in bytes.
+const MiB = 1 << 20

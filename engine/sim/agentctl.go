@@ -1,0 +1,363 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/coreos/ignition/v2/config/v3_1"
+	"github.com/coreos/ignition/v2/config/v3_2"
+
+	"github.com/siteops/siteops/engine/assisted"
+)
+
+// reconcileAgents plays BMAC's Agent side (matching by MAC, copying the
+// BareMetalHost annotations, approving) and the Agent controller (pushing
+// the Agent spec to the host, labels, binding) for every host (§0, §7.2).
+func (o *op) reconcileAgents() {
+	st, d := o.st, o.st.Desired
+	if d == nil || st.Deleting != nil {
+		return
+	}
+	for _, h := range st.Hosts {
+		if h.Removing != "" {
+			continue
+		}
+		o.matchBMH(h)
+		var spec *bmhSpec
+		if h.BMH != "" {
+			spec = d.bmh(h.Namespace, h.BMH)
+		}
+		if spec != nil {
+			o.copyAnnotations(h, spec)
+		}
+		if a := d.agent(h.Namespace, h.ID); a != nil {
+			if a.Approved && !h.Approved {
+				o.approve(h)
+			}
+			if a.Role != "" {
+				setStr(o, (*string)(&h.SpecRole), a.Role)
+			}
+			if a.Hostname != "" {
+				setStr(o, &h.SpecHostname, a.Hostname)
+			}
+		}
+		// The Agent controller pushes role, hostname and pool only while
+		// the host can still change (updateIfNeeded).
+		if h.Status.Unbound() || h.Status.In(assisted.HostDiscovering, assisted.HostKnown, assisted.HostDisconnected, assisted.HostInsufficient, assisted.HostPendingForInput, assisted.HostBinding) {
+			role := h.SpecRole
+			if role == "" {
+				role = assisted.RoleAutoAssign
+			}
+			if h.Role != role {
+				h.Role = role
+				o.changed = true
+			}
+			setStr(o, &h.Hostname, h.SpecHostname)
+			setStr(o, &h.MCP, h.SpecMCP)
+		}
+		sync := o.agentSyncError(h, spec)
+		if !syncEqual(h.Sync, sync) {
+			h.Sync = sync
+			o.changed = true
+		}
+		if sync == nil {
+			o.reconcileBinding(h, spec)
+		}
+		o.agentLabels(h)
+	}
+}
+
+func setStr(o *op, dst *string, v string) {
+	if *dst != v {
+		*dst = v
+		o.changed = true
+	}
+}
+
+// matchBMH links the Agent to the BareMetalHost of its namespace whose
+// boot MAC is one of the Agent's interfaces (findAgent, §7.1).
+func (o *op) matchBMH(h *host) {
+	if h.Inventory == nil {
+		return
+	}
+	name := ""
+	for _, b := range o.st.Desired.BMHs {
+		if b.Namespace == h.Namespace && h.Inventory.HasMAC(b.BootMAC) {
+			name = b.Name
+			break
+		}
+	}
+	if name != h.BMH {
+		h.BMH = name
+		o.changed = true
+		if name != "" {
+			o.event(agentRef(h), evRegistration, fmt.Sprintf("Matched to %s by boot MAC", bmhRef(h.Namespace, name)))
+		}
+	}
+}
+
+// copyAnnotations copies the bmac annotations of the BareMetalHost to the
+// Agent spec (reconcileAgentSpec, §7.2) and approves the Agent, as BMAC
+// always does (unless approval is left to the user).
+func (o *op) copyAnnotations(h *host, spec *bmhSpec) {
+	a := spec.Annotations
+	setStr(o, (*string)(&h.SpecRole), a[assisted.AnnotationBMACRole])
+	setStr(o, &h.SpecHostname, a[assisted.AnnotationBMACHostname])
+	setStr(o, &h.SpecMCP, a[assisted.AnnotationBMACMCP])
+	setStr(o, &h.InstallerArgs, a[assisted.AnnotationBMACInstallerArgs])
+	setStr(o, &h.IgnitionOvr, a[assisted.AnnotationBMACIgnitionOverride])
+	nodeLabels := map[string]string{}
+	for k, v := range a {
+		if strings.HasPrefix(k, assisted.AnnotationBMACNodeLabelPrefix) {
+			nodeLabels[strings.TrimPrefix(k, assisted.AnnotationBMACNodeLabelPrefix)] = v
+		}
+		if strings.HasPrefix(k, assisted.AnnotationBMACAgentLabelPrefix) {
+			k = strings.TrimPrefix(k, assisted.AnnotationBMACAgentLabelPrefix)
+			if h.Labels[k] != v {
+				h.Labels[k] = v
+				o.changed = true
+			}
+		}
+	}
+	if len(nodeLabels) == 0 {
+		nodeLabels = nil
+	}
+	if !equalMaps(h.NodeLabels, nodeLabels) {
+		h.NodeLabels = nodeLabels
+		o.changed = true
+	}
+	if disk := installDisk(h.Inventory, spec.RootHints); disk != h.InstallDisk {
+		h.InstallDisk = disk
+		o.changed = true
+	}
+	if o.e.opts.Approve == ApproveAuto && !h.Approved {
+		o.approve(h)
+	}
+}
+
+// installDisk is the installation disk BMAC picks from the root device
+// hints: the first matching disk, "/dev/not-found-by-hints" when none
+// matches; no hints leave the choice to the service.
+func installDisk(inv *assisted.Inventory, hints map[string]string) string {
+	if inv == nil || len(inv.Disks) == 0 {
+		return ""
+	}
+	if len(hints) == 0 {
+		return inv.Disks[0].ID
+	}
+	for _, d := range inv.Disks {
+		if dev := hints["deviceName"]; dev != "" && dev != "/dev/"+d.Name && dev != d.ByPath && dev != d.ID {
+			continue
+		}
+		if s := hints["serialNumber"]; s != "" && s != d.Serial {
+			continue
+		}
+		if m := hints["model"]; m != "" && !strings.Contains(d.Model, m) {
+			continue
+		}
+		return d.ID
+	}
+	return "/dev/not-found-by-hints"
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if bv, ok := b[k]; !ok || bv != v {
+			return false
+		}
+	}
+	return true
+}
+
+// approve sets the Agent's spec.approved.
+func (o *op) approve(h *host) {
+	if h.Approved {
+		return
+	}
+	h.Approved = true
+	o.changed = true
+	by := "BMAC (matched to " + bmhRef(h.Namespace, h.BMH) + ")"
+	if h.BMH == "" || o.e.opts.Approve == ApproveManual {
+		by = "the user"
+	}
+	o.event(agentRef(h), evApproved, fmt.Sprintf("Agent %s approved by %s", h.name(), by))
+}
+
+// installerFlags are the coreos-installer flags an Agent may pass (§8.1).
+var installerFlags = []string{"--append-karg", "--delete-karg", "-n", "--copy-network", "--network-dir", "--save-partlabel", "--save-partindex", "--image-url", "--image-file"}
+
+var installerValueRE = regexp.MustCompile(`^[A-Za-z0-9@!#$%*()_+-=//.,";':{}\[\]]+$`)
+
+// agentSyncError is the Agent's SpecSynced error: installer arguments and
+// ignition overrides the service refuses (§8.1, §8.2), and a cluster
+// reference BMAC cannot apply.
+func (o *op) agentSyncError(h *host, spec *bmhSpec) *assisted.SyncError {
+	ieID := ""
+	if ie := o.st.infraEnv(h.Namespace, h.InfraEnv); ie != nil {
+		ieID = ie.ID
+	}
+	if h.InstallerArgs != "" {
+		var args []string
+		if err := json.Unmarshal([]byte(h.InstallerArgs), &args); err != nil {
+			return &assisted.SyncError{Input: true, Message: fmt.Sprintf("Fail to unmarshal installer args for host %s in infraEnv %s", h.ID, ieID)}
+		}
+		for _, a := range args {
+			if strings.HasPrefix(a, "-") {
+				ok := false
+				for _, f := range installerFlags {
+					ok = ok || a == f
+				}
+				if !ok {
+					return &assisted.SyncError{Input: true, Message: fmt.Sprintf("found unexpected flag %s for installer - allowed flags are [%s]", a, strings.Join(installerFlags, " "))}
+				}
+			} else if !installerValueRE.MatchString(a) {
+				return &assisted.SyncError{Input: true, Message: fmt.Sprintf("found unexpected chars in value %s for installer", a)}
+			}
+		}
+	}
+	if h.IgnitionOvr != "" {
+		if err := parseIgnition(h.IgnitionOvr); err != nil {
+			return &assisted.SyncError{Input: true, Message: "error parsing ignition config overrides: " + err.Error()}
+		}
+	}
+	if spec != nil {
+		ie := o.st.Desired.infraEnv(h.Namespace, h.InfraEnv)
+		if ref := spec.Annotations[assisted.AnnotationBMACClusterReference]; ref != "" && ie != nil && ie.ClusterRef != "" {
+			return &assisted.SyncError{Input: true, Message: "failed to reconcile cluster reference.  InfraEnv already has cluster reference " + ie.ClusterRef}
+		}
+	}
+	return nil
+}
+
+// parseIgnition validates an ignition config as the service does: as 3.2,
+// falling back to 3.1 (ParseToLatest).
+func parseIgnition(s string) error {
+	if _, _, err := v3_2.Parse([]byte(s)); err == nil {
+		return nil
+	}
+	_, _, err := v3_1.Parse([]byte(s))
+	return err
+}
+
+// reconcileBinding binds and unbinds the hosts of a late-binding InfraEnv
+// through the BareMetalHost's cluster-reference annotation (§7.2, §9).
+func (o *op) reconcileBinding(h *host, spec *bmhSpec) {
+	st, d := o.st, o.st.Desired
+	ie := d.infraEnv(h.Namespace, h.InfraEnv)
+	if ie == nil || ie.ClusterRef != "" || spec == nil {
+		return
+	}
+	ref, has := spec.Annotations[assisted.AnnotationBMACClusterReference]
+	switch {
+	case has && ref != "" && !h.Bound:
+		if ref != d.cdKey() || st.Cluster == nil {
+			h.Sync = &assisted.SyncError{Input: true, Message: fmt.Sprintf("ClusterDeployment %s not found", ref)}
+			o.changed = true
+			return
+		}
+		if h.Status != assisted.HostKnownUnbound {
+			return // the bind waits for known-unbound (a 409 before)
+		}
+		h.Bound, h.ClusterRef = true, ref
+		h.Day2 = st.Cluster.Kind == assisted.KindAddHostsCluster
+		o.event(agentRef(h), evBound, fmt.Sprintf("Host %s: binding to cluster %s", h.name(), ref))
+		o.setHostStatus(h, assisted.HostBinding, assisted.InfoBinding)
+		o.schedule(tkAgentRestart, h.ID, o.after(timing.Inventory, h.ID+"restart"))
+	case has && ref == "" && h.Bound:
+		o.unbind(h)
+	}
+}
+
+// unbind returns a host to its pool (UnbindHost, §1.4, §9).
+func (o *op) unbind(h *host) {
+	h.Bound, h.ClusterRef, h.Day2, h.Bootstrap = false, "", false, false
+	switch {
+	case h.Status.In(assisted.HostKnown, assisted.HostDiscovering, assisted.HostDisconnected, assisted.HostInsufficient, assisted.HostPendingForInput):
+		o.setHostStatus(h, assisted.HostUnbinding, assisted.InfoUnbinding)
+		o.schedule(tkAgentRestart, h.ID, o.after(timing.Inventory, h.ID+"restart"))
+	default:
+		o.setHostStatus(h, assisted.HostUnbindingPendingUserAction, assisted.InfoUnbinding)
+	}
+	h.Inventory, h.Validations, h.Validated = nil, nil, false
+	h.Stage, h.ProgressInfo, h.Waiting = "", "", false
+}
+
+// agentLabels keeps the labels the Agent controller sets (updateLabels).
+func (o *op) agentLabels(h *host) {
+	want := map[string]string{}
+	for k, v := range h.Labels {
+		if !strings.HasPrefix(k, assisted.InventoryLabelPrefix) && k != assisted.LabelClusterDeploymentNamespace && k != assisted.LabelAgentBMH {
+			want[k] = v
+		}
+	}
+	if h.BMH != "" {
+		want[assisted.LabelAgentBMH] = h.BMH
+	}
+	ns := ""
+	if h.Bound {
+		ns, _ = splitKey(h.ClusterRef)
+	}
+	want[assisted.LabelClusterDeploymentNamespace] = ns
+	if inv := h.Inventory; inv != nil {
+		want[assisted.InventoryLabelPrefix+"storage-hasnonrotationaldisk"] = fmt.Sprint(hasSSD(inv))
+		want[assisted.InventoryLabelPrefix+"cpu-architecture"] = sanitizeLabel(inv.Arch)
+		want[assisted.InventoryLabelPrefix+"cpu-virtenabled"] = fmt.Sprint(inv.VirtEnabled)
+		want[assisted.InventoryLabelPrefix+"host-manufacturer"] = sanitizeLabel(inv.Vendor)
+		want[assisted.InventoryLabelPrefix+"host-productname"] = sanitizeLabel(inv.Product)
+		want[assisted.InventoryLabelPrefix+"host-isvirtual"] = fmt.Sprint(inv.Virtual)
+	}
+	if !equalMaps(h.Labels, want) {
+		h.Labels = want
+		o.changed = true
+	}
+}
+
+func hasSSD(inv *assisted.Inventory) bool {
+	for _, d := range inv.Disks {
+		if d.DriveType == assisted.DriveSSD {
+			return true
+		}
+	}
+	return false
+}
+
+var labelRE = regexp.MustCompile(`[^-A-Za-z0-9_.]`)
+
+// sanitizeLabel keeps [-A-Za-z0-9_.] (updateLabels).
+func sanitizeLabel(s string) string { return labelRE.ReplaceAllString(s, "") }
+
+// deleteHost removes an Agent and deregisters its host (the Agent
+// finalizer, §9).
+func (o *op) deleteHost(h *host, why string) {
+	kept := o.st.Hosts[:0]
+	for _, x := range o.st.Hosts {
+		if x != h {
+			kept = append(kept, x)
+		}
+	}
+	o.st.Hosts = kept
+	o.cancelTarget(h.ID)
+	for _, b := range o.st.BMHs {
+		if b.Agent == h.ID {
+			b.Agent = ""
+		}
+	}
+	o.changed = true
+	o.event(agentRef(h), evDeregistered, fmt.Sprintf("Deleted Agent %s and deregistered host %s: %s", h.ID, h.name(), why))
+}
+
+// sortHosts orders hosts for status output: by machine, then id.
+func sortHosts(hs []*host) {
+	sort.SliceStable(hs, func(i, j int) bool {
+		if hs[i].Machine != hs[j].Machine {
+			return hs[i].Machine < hs[j].Machine
+		}
+		return hs[i].ID < hs[j].ID
+	})
+}

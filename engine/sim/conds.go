@@ -1,0 +1,163 @@
+package sim
+
+import (
+	"reflect"
+	"sort"
+
+	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/engine/assisted"
+	"github.com/siteops/siteops/render"
+)
+
+// updateConditions recomputes every condition of the site from its state,
+// as the upstream controllers do on every reconcile, keeping transition
+// times that did not move. It also plays Hive's reactions to the
+// AgentClusterInstall conditions (§5.1 Hive mirroring).
+func (o *op) updateConditions() {
+	st, d := o.st, o.st.Desired
+	prev := map[string][]engine.Condition{}
+	for _, rc := range st.Conditions {
+		prev[rc.Kind+" "+rc.Namespace+"/"+rc.Name] = rc.Conditions
+	}
+	get := func(kind, ns, name string) []engine.Condition { return prev[kind+" "+ns+"/"+name] }
+	var out []resourceConds
+	add := func(kind, ns, name string, conds []engine.Condition) {
+		out = append(out, resourceConds{Kind: kind, Namespace: ns, Name: name, Conditions: conds})
+	}
+	if d != nil && d.ACI != nil && st.Deleting == nil {
+		aci := assisted.SetConditions(get(render.KindAgentClusterInstall, d.ACI.Namespace, d.ACI.Name), assisted.ACIConditions(o.aciView()), o.now, assisted.OnAnyChange)
+		if d.CD != nil {
+			cd := assisted.SetConditions(get(render.KindClusterDeployment, d.CD.Namespace, d.CD.Name), assisted.ClusterDeploymentConditions(aci), o.now, assisted.OnStatusChange)
+			add(render.KindClusterDeployment, d.CD.Namespace, d.CD.Name, cd)
+			o.hive(cd)
+		}
+		add(render.KindAgentClusterInstall, d.ACI.Namespace, d.ACI.Name, aci)
+	}
+	if d != nil && st.Deleting == nil {
+		for i := range d.InfraEnvs {
+			spec := &d.InfraEnvs[i]
+			ie := st.infraEnv(spec.Namespace, spec.Name)
+			if ie == nil {
+				continue
+			}
+			c, ok := assisted.InfraEnvCondition(assisted.InfraEnvView{MissingCluster: ie.MissingCluster, Error: ie.Error, Generating: ie.Generating, Created: ie.ISOURL != ""})
+			if ok {
+				add(render.KindInfraEnv, spec.Namespace, spec.Name, assisted.SetConditions(get(render.KindInfraEnv, spec.Namespace, spec.Name), []assisted.Cond{c}, o.now, assisted.OnStatusChange))
+			}
+		}
+	}
+	hosts := append([]*host(nil), st.Hosts...)
+	sortHosts(hosts)
+	for _, h := range hosts {
+		v := assisted.AgentView{Registered: true, Sync: h.Sync, Status: h.Status, StatusInfo: h.StatusInfo, Approved: h.Approved}
+		if h.Validated {
+			v.Validations = append([]assisted.Result{}, h.Validations...)
+		}
+		add("Agent", h.Namespace, h.ID, assisted.SetConditions(get("Agent", h.Namespace, h.ID), assisted.AgentConditions(v), o.now, assisted.OnStatusChange))
+	}
+	for _, r := range st.Refusals {
+		c := assisted.Cond{Type: condAccepted, Status: assisted.False, Reason: r.Reason, Message: r.Message}
+		found := false
+		for i := range out {
+			if out[i].Kind == r.Object.Kind && out[i].Namespace == r.Object.Namespace && out[i].Name == r.Object.Name {
+				out[i].Conditions = append(out[i].Conditions, assisted.SetConditions(get(r.Object.Kind, r.Object.Namespace, r.Object.Name), []assisted.Cond{c}, o.now, assisted.OnAnyChange)[0])
+				found = true
+			}
+		}
+		if !found {
+			add(r.Object.Kind, r.Object.Namespace, r.Object.Name, assisted.SetConditions(get(r.Object.Kind, r.Object.Namespace, r.Object.Name), []assisted.Cond{c}, o.now, assisted.OnAnyChange)[:1])
+		}
+	}
+	sortResources(out)
+	if !reflect.DeepEqual(out, st.Conditions) {
+		st.Conditions = out
+		o.dirty = true
+	}
+}
+
+// resourceOrder puts the cluster's objects first, then InfraEnvs, Agents
+// and the rest.
+var resourceOrder = map[string]int{
+	render.KindClusterDeployment:   0,
+	render.KindAgentClusterInstall: 1,
+	render.KindInfraEnv:            2,
+	"Agent":                        3,
+	render.KindBareMetalHost:       4,
+}
+
+func sortResources(rs []resourceConds) {
+	rank := func(k string) int {
+		if r, ok := resourceOrder[k]; ok {
+			return r
+		}
+		return len(resourceOrder)
+	}
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		if rank(a.Kind) != rank(b.Kind) {
+			return rank(a.Kind) < rank(b.Kind)
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		if a.Kind == "Agent" {
+			return false // keep the hosts' order
+		}
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+}
+
+// aciView gathers what the AgentClusterInstall conditions read.
+func (o *op) aciView() assisted.ACIView {
+	st, c := o.st, o.st.Cluster
+	v := assisted.ACIView{Registered: c != nil, Sync: st.ClusterSync}
+	if c == nil {
+		return v
+	}
+	v.Status, v.StatusInfo = c.Status, c.StatusInfo
+	if c.Validated {
+		v.Validations = append([]assisted.Result{}, c.Validations...)
+	}
+	v.Want, v.Got = o.wantCounts(), o.roleCounts()
+	v.Unapproved, v.Unsynced, _ = o.requirements()
+	d := st.Desired
+	v.Hold = d.ACI.Hold || d.CD != nil && d.CD.Annotations[assisted.AnnotationReconcilePause] == "true"
+	v.PrepStatus, v.PrepReason = c.PrepStatus, c.PrepReason
+	if c.PrepStatus == assisted.PrepNotStarted {
+		v.PrepStatus = assisted.PrepNotStarted
+	}
+	if s, ok := c.Operators[assisted.OperatorCVO]; ok {
+		v.CVOStatus, v.CVOInfo = s, "Working towards "+c.Version
+		if s == "available" {
+			v.CVOInfo = "Done applying " + c.Version
+		}
+	}
+	return v
+}
+
+// hive plays Hive's ClusterDeployment controller on the conditions it
+// mirrored: the install start time is when ClusterInstallRequirementsMet
+// turned True; the ClusterDeployment becomes installed when
+// ClusterInstallCompleted is True, and a later reconcile converts the
+// cluster to day 2 (§5.1, §10).
+func (o *op) hive(cd []engine.Condition) {
+	c := o.st.Cluster
+	if c == nil {
+		return
+	}
+	if rm, ok := assisted.FindCondition(cd, assisted.CondClusterInstallRequirementsMet); ok && rm.Status == assisted.True && !rm.LastTransitionTime.Equal(c.RequirementsMetAt) {
+		c.RequirementsMetAt = rm.LastTransitionTime
+		o.dirty = true
+	}
+	if done, ok := assisted.FindCondition(cd, assisted.CondClusterInstallCompleted); ok && done.Status == assisted.True && !c.Installed {
+		c.Installed, c.InstalledAt = true, done.LastTransitionTime
+		o.dirty = true
+		o.event("ClusterDeployment "+c.CD, evCompleted, "Cluster is provisioned: spec.installed set to true")
+		if c.Status == assisted.ClusterInstalled {
+			o.schedule(tkDay2, "", o.now.Add(timing.Day2Conversion))
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package sim
+
+import (
+	"sort"
+	"time"
+
+	"github.com/siteops/siteops/render"
+)
+
+var zeroTime time.Time
+
+// discoveryIgnitionSize builds an InfraEnv's discovery Ignition with the
+// NMStateConfigs it selects (render.DiscoveryIgnition) and measures it
+// packed as in the ISO (§8.3). Only a config near the limit is compressed
+// to measure it exactly; below that the cheap upper bound is enough.
+func discoveryIgnitionSize(spec *infraEnvSpec, nms []nmStateSpec) (int, error) {
+	ie := &render.Object{Kind: render.KindInfraEnv, Namespace: spec.Namespace, Name: spec.Name, Content: spec.Content}
+	objs := make([]*render.Object, 0, len(nms))
+	for i := range nms {
+		n := &render.Object{Kind: render.KindNMStateConfig, Namespace: nms[i].Namespace, Name: nms[i].Name, Content: nms[i].Content}
+		if render.NMStateSelectorMatches(ie, n) {
+			objs = append(objs, n)
+		}
+	}
+	d, err := render.DiscoveryIgnition(ie, objs)
+	if err != nil {
+		return 0, err
+	}
+	size := d.ArchiveSizeBound()
+	if size > render.DiscoveryIgnitionWarn {
+		size = d.ArchiveSize()
+	}
+	return size, nil
+}
+
+// nmRef locates an NMStateConfig of a site.
+type nmRef struct {
+	site, namespace, name string
+}
+
+// selectNMStates returns the NMStateConfigs of every site that an InfraEnv
+// label selector matches: the list is cluster-wide, and an empty selector
+// selects none (§8.5).
+func (e *Engine) selectNMStates(selector map[string]string) []nmStateSpec {
+	if len(selector) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(selector))
+	for k := range selector {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []nmStateSpec
+	for _, ref := range e.nmIndex[keys[0]+"="+selector[keys[0]]] {
+		s := e.sites[ref.site]
+		if s == nil || s.st.Desired == nil {
+			continue
+		}
+		for _, n := range s.st.Desired.NMStates {
+			if n.Namespace != ref.namespace || n.Name != ref.name {
+				continue
+			}
+			match := true
+			for k, v := range selector {
+				if n.Labels[k] != v {
+					match = false
+				}
+			}
+			if match {
+				out = append(out, n)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Namespace+"/"+out[i].Name < out[j].Namespace+"/"+out[j].Name
+	})
+	return out
+}
+
+// indexNMStates moves a site's NMStateConfigs in the label index.
+func (e *Engine) indexNMStates(site string, old, d *desired) {
+	if old != nil {
+		for _, n := range old.NMStates {
+			for k, v := range n.Labels {
+				key := k + "=" + v
+				refs := e.nmIndex[key][:0]
+				for _, r := range e.nmIndex[key] {
+					if r.site != site {
+						refs = append(refs, r)
+					}
+				}
+				if len(refs) == 0 {
+					delete(e.nmIndex, key)
+				} else {
+					e.nmIndex[key] = refs
+				}
+			}
+		}
+	}
+	if d != nil {
+		for _, n := range d.NMStates {
+			for k, v := range n.Labels {
+				key := k + "=" + v
+				e.nmIndex[key] = append(e.nmIndex[key], nmRef{site, n.Namespace, n.Name})
+			}
+		}
+	}
+}

@@ -1,0 +1,416 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/render"
+)
+
+// Engine is the simulated installation engine. It implements
+// engine.Engine.
+type Engine struct {
+	opts Options
+
+	// mu guards the simulation: sites, the queue, the clock and the
+	// indexes.
+	mu     sync.Mutex
+	now    time.Time
+	sites  map[string]*site
+	q      queue
+	dirty  []*site
+	gone   []string
+	owners map[string]string // "Kind namespace/name" → site
+	macs   map[string]string // boot MAC → site
+	// nmIndex finds NMStateConfigs by label, across sites.
+	nmIndex map[string][]nmRef
+	closed  bool
+
+	// anchorWall and anchorVirt map real to virtual time at finite speed.
+	anchorWall time.Time
+	anchorVirt time.Time
+
+	store *store
+	// commitMu serializes commits, so that statuses publish in order.
+	commitMu sync.Mutex
+
+	pubMu     sync.RWMutex
+	published map[string]*engine.SiteStatus
+	subs      map[*subscriber]struct{}
+
+	wake   chan struct{}
+	stop   context.CancelFunc
+	done   chan struct{}
+	runErr error
+}
+
+var _ engine.Engine = (*Engine)(nil)
+
+// site is one site's state plus its bookkeeping for the next commit.
+type site struct {
+	st           *siteState
+	dirty        bool
+	desiredDirty bool
+}
+
+// New opens (or creates) the engine's store under opts.StateDir, resumes
+// every site it holds where the last commit left it, and starts the clock.
+func New(ctx context.Context, opts Options) (*Engine, error) {
+	opts.defaults()
+	if opts.Approve != ApproveAuto && opts.Approve != ApproveManual {
+		return nil, fmt.Errorf("approve mode %q: use %s or %s", opts.Approve, ApproveAuto, ApproveManual)
+	}
+	if opts.Speed < 0 || math.IsNaN(opts.Speed) {
+		return nil, fmt.Errorf("speed %v: use a positive number of virtual seconds per second, or max", opts.Speed)
+	}
+	e := &Engine{
+		opts:      opts,
+		now:       opts.Start.UTC(),
+		sites:     map[string]*site{},
+		owners:    map[string]string{},
+		macs:      map[string]string{},
+		nmIndex:   map[string][]nmRef{},
+		published: map[string]*engine.SiteStatus{},
+		subs:      map[*subscriber]struct{}{},
+		wake:      make(chan struct{}, 1),
+		done:      make(chan struct{}),
+	}
+	if opts.StateDir != "" {
+		st, err := openStore(opts.StateDir, opts.NoSync)
+		if err != nil {
+			return nil, err
+		}
+		e.store = st
+		states, clock, err := st.load()
+		if err != nil {
+			st.close()
+			return nil, fmt.Errorf("load %s: %w", opts.StateDir, err)
+		}
+		if !clock.IsZero() {
+			e.now = clock.UTC()
+		}
+		if err := e.resume(states); err != nil {
+			st.close()
+			return nil, err
+		}
+	}
+	e.anchorWall, e.anchorVirt = time.Now(), e.now
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	e.stop = cancel
+	go e.run(rctx)
+	return e, nil
+}
+
+// resume rebuilds the indexes, the queue and the statuses of loaded sites.
+func (e *Engine) resume(states map[string]*siteState) error {
+	names := make([]string, 0, len(states))
+	for n := range states {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		st := states[n]
+		s := &site{st: st}
+		e.sites[n] = s
+		e.index(n, nil, st.Desired)
+		for _, t := range st.Timers {
+			e.q.push(s, t)
+		}
+		status := buildStatus(st, e.opts.Approve)
+		e.published[n] = &status
+	}
+	return nil
+}
+
+// Apply records the desired state of one site. A bundle that contradicts
+// itself or another site is refused: the site's status says why, and the
+// previously accepted bundle (if any) stays in force.
+func (e *Engine) Apply(ctx context.Context, b *render.Bundle, revision string) error {
+	if b == nil || b.Site == "" {
+		return errors.New("apply: the bundle names no site")
+	}
+	d, refusals := parseBundle(b)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return errors.New("apply: the engine is closed")
+	}
+	e.catchUp()
+	s := e.sites[b.Site]
+	if s == nil {
+		s = &site{st: &siteState{Name: b.Site}}
+		e.sites[b.Site] = s
+	}
+	if s.st.Deleting != nil {
+		return fmt.Errorf("apply %s: the site is being deleted; apply it again once its deletion finished", b.Site)
+	}
+	refusals = append(refusals, e.conflicts(b.Site, d)...)
+	o := e.op(s)
+	if len(refusals) > 0 {
+		o.refuse(refusals, revision)
+	} else {
+		d, refusals = o.admit(d)
+		old := s.st.Desired
+		if !reflect.DeepEqual(old, d) || s.st.Revision != revision || !reflect.DeepEqual(s.st.Refusals, refusals) {
+			e.index(b.Site, old, d)
+			o.accept(d, refusals, revision)
+			s.desiredDirty = true
+		}
+	}
+	o.finish()
+	e.poke()
+	return nil
+}
+
+// Delete tears a site down in the upstream finalizer order (§9); the
+// installed cluster itself is never touched. The site disappears from
+// Sites and Status once the teardown finished.
+func (e *Engine) Delete(ctx context.Context, name string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return errors.New("delete: the engine is closed")
+	}
+	e.catchUp()
+	s := e.sites[name]
+	if s == nil {
+		return fmt.Errorf("delete %s: %w", name, engine.ErrNotFound)
+	}
+	if s.st.Deleting == nil {
+		o := e.op(s)
+		o.startTeardown()
+		o.finish()
+		e.poke()
+	}
+	return nil
+}
+
+// Approve approves an agent of a site, named by its Agent name (the host
+// id), its BareMetalHost's name or its hostname: what --approve manual
+// leaves to the user.
+func (e *Engine) Approve(ctx context.Context, siteName, agentOrHost string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return errors.New("approve: the engine is closed")
+	}
+	e.catchUp()
+	s := e.sites[siteName]
+	if s == nil {
+		return fmt.Errorf("approve: site %s: %w", siteName, engine.ErrNotFound)
+	}
+	var names []string
+	for _, h := range s.st.Hosts {
+		if h.ID == agentOrHost || h.BMH == agentOrHost || h.Hostname == agentOrHost ||
+			h.Inventory != nil && h.Inventory.Hostname == agentOrHost {
+			o := e.op(s)
+			o.approve(h)
+			o.finish()
+			e.poke()
+			return nil
+		}
+		names = append(names, h.BMH+" (agent "+h.ID+")")
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("approve: site %s has no agent yet; wait until its hosts registered", siteName)
+	}
+	return fmt.Errorf("approve: site %s has no agent or host named %q; its agents are %s", siteName, agentOrHost, strings.Join(names, ", "))
+}
+
+// Status reports one site as of the last commit.
+func (e *Engine) Status(ctx context.Context, name string) (engine.SiteStatus, error) {
+	e.pubMu.RLock()
+	defer e.pubMu.RUnlock()
+	st, ok := e.published[name]
+	if !ok {
+		return engine.SiteStatus{}, engine.ErrNotFound
+	}
+	return *st, nil
+}
+
+// Sites lists the sites of the last commit, sorted.
+func (e *Engine) Sites(ctx context.Context) ([]string, error) {
+	e.pubMu.RLock()
+	defer e.pubMu.RUnlock()
+	out := make([]string, 0, len(e.published))
+	for n := range e.published {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Now is the engine's virtual time.
+func (e *Engine) Now() time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.now
+}
+
+// Advance moves a stepped engine's clock forward by d, running every event
+// due on the way, then commits and publishes. It is how tests step time.
+func (e *Engine) Advance(ctx context.Context, d time.Duration) error {
+	if !e.opts.Stepped {
+		return errors.New("advance: the engine's clock runs by itself; set Options.Stepped")
+	}
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return errors.New("advance: the engine is closed")
+	}
+	target := e.now.Add(d)
+	e.process(target, math.MaxInt)
+	e.now = target
+	e.mu.Unlock()
+	return e.commit()
+}
+
+// Flush commits and publishes what changed since the last commit.
+func (e *Engine) Flush(ctx context.Context) error { return e.commit() }
+
+// Close stops the clock, commits and closes the store.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	e.mu.Unlock()
+	e.stop()
+	<-e.done
+	err := e.commit()
+	if e.store != nil {
+		if cerr := e.store.close(); err == nil {
+			err = cerr
+		}
+	}
+	e.pubMu.Lock()
+	for s := range e.subs {
+		s.close()
+	}
+	e.pubMu.Unlock()
+	return err
+}
+
+// poke wakes the runner.
+func (e *Engine) poke() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// catchUp runs the events due by now (at finite speed, the wall clock
+// moved since the runner last looked). Callers hold mu.
+func (e *Engine) catchUp() {
+	if e.opts.Stepped || math.IsInf(e.opts.Speed, 1) {
+		return
+	}
+	target := e.virtualNow()
+	e.process(target, math.MaxInt)
+	if target.After(e.now) {
+		e.now = target
+	}
+}
+
+// virtualNow maps the wall clock to virtual time at finite speed.
+func (e *Engine) virtualNow() time.Time {
+	elapsed := time.Since(e.anchorWall)
+	return e.anchorVirt.Add(time.Duration(float64(elapsed) * e.opts.Speed))
+}
+
+// conflicts finds the objects and MACs of d another site owns.
+func (e *Engine) conflicts(name string, d *desired) []refusal {
+	var out []refusal
+	for _, o := range d.Objects {
+		if owner, ok := e.owners[o.String()]; ok && owner != name {
+			out = append(out, refusal{o, reasonOwnedElsewhere, fmt.Sprintf("%s is already applied by site %s; an object belongs to one site: remove it from %s or from %s", o, owner, name, owner)})
+		}
+	}
+	for _, b := range d.BMHs {
+		if owner, ok := e.macs[b.BootMAC]; ok && owner != name {
+			ref := objectRef{Kind: render.KindBareMetalHost, Namespace: b.Namespace, Name: b.Name}
+			out = append(out, refusal{ref, reasonDuplicateMAC, fmt.Sprintf("%s boots from MAC %s, which a host of site %s already uses; a machine belongs to one site: fix the bootMACAddress or remove the node from %s", ref, b.BootMAC, owner, owner)})
+		}
+	}
+	return out
+}
+
+// index moves a site's ownership and label entries from old to d.
+func (e *Engine) index(name string, old, d *desired) {
+	e.indexNMStates(name, old, d)
+	if old != nil {
+		for _, o := range old.Objects {
+			if e.owners[o.String()] == name {
+				delete(e.owners, o.String())
+			}
+		}
+		for _, b := range old.BMHs {
+			if e.macs[b.BootMAC] == name {
+				delete(e.macs, b.BootMAC)
+			}
+		}
+	}
+	if d != nil {
+		for _, o := range d.Objects {
+			e.owners[o.String()] = name
+		}
+		for _, b := range d.BMHs {
+			e.macs[b.BootMAC] = name
+		}
+	}
+}
+
+// markDirty queues a site for the next commit. Callers hold mu.
+func (e *Engine) markDirty(s *site) {
+	if !s.dirty {
+		s.dirty = true
+		e.dirty = append(e.dirty, s)
+	}
+}
+
+// process runs queued events up to target, at most limit of them, and
+// returns how many ran. Callers hold mu.
+func (e *Engine) process(target time.Time, limit int) int {
+	n := 0
+	tn := target.UnixNano()
+	for n < limit && e.q.len() > 0 && e.q.h[0].at <= tn {
+		ent := e.q.pop()
+		s := ent.site
+		if e.sites[s.st.Name] != s {
+			continue
+		}
+		t, ok := s.take(ent.id)
+		if !ok {
+			continue
+		}
+		if t.At.After(e.now) {
+			e.now = t.At
+		}
+		o := e.op(s)
+		o.fire(t)
+		o.finish()
+		n++
+	}
+	return n
+}
+
+// take removes a timer from the site, reporting whether it was pending.
+func (s *site) take(id uint64) (timer, bool) {
+	for i, t := range s.st.Timers {
+		if t.ID == id {
+			s.st.Timers = append(s.st.Timers[:i], s.st.Timers[i+1:]...)
+			return t, true
+		}
+	}
+	return timer{}, false
+}

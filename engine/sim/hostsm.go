@@ -1,0 +1,442 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/siteops/siteops/engine/assisted"
+)
+
+// hostMonitor is the host monitor's pass (every 8 s upstream): each host's
+// validations are computed and the RefreshHost rules applied (§1.4, §1.5).
+func (o *op) hostMonitor() {
+	if o.st.Deleting != nil {
+		return
+	}
+	o.suggestRoles()
+	for _, h := range o.st.Hosts {
+		if h.Removing != "" {
+			continue
+		}
+		o.refreshHost(h)
+	}
+}
+
+func (o *op) refreshHost(h *host) {
+	in := o.hostInput(h)
+	rs := assisted.EvaluateHost(in)
+	if in.Cluster != nil {
+		rs = append(rs, assisted.OperatorResults(h.Day2)...)
+	}
+	np := assisted.NotPassing(rs)
+	if !h.Validated || !equalResults(h.Validations, np) {
+		h.Validations, h.Validated = np, true
+		o.changed = true
+	}
+	g := assisted.Gates(rs)
+	if h.Bound {
+		o.refreshBound(h, g, rs)
+	} else {
+		o.refreshPool(h, g, rs)
+	}
+}
+
+// hostInput gathers what the host validations read.
+func (o *op) hostInput(h *host) *assisted.HostInput {
+	hw, _ := parseHardware(h.Hardware)
+	in := &assisted.HostInput{
+		ID:                h.ID,
+		Inventory:         h.Inventory,
+		Role:              effectiveRole(h),
+		Bootstrap:         h.Bootstrap,
+		Day2:              h.Day2,
+		RequestedHostname: h.Hostname,
+		CheckedIn:         o.checkedIn(h),
+		Stage:             h.Stage,
+		DiskSpeed:         h.DiskSpeed,
+		FailedImages:      h.ImagesFailed,
+		APIConnectivity:   h.APIConn,
+		NTPSynced:         !hw.NTPUnsynced,
+		DNSResolves:       !hw.DNSFail,
+		MTUOK:             true,
+	}
+	c := o.st.Cluster
+	if !h.Bound || c == nil {
+		return in
+	}
+	in.Stages = o.stagesOf(h)
+	d := o.st.Desired
+	facts := &assisted.ClusterFacts{
+		Version:         c.Version,
+		SNO:             c.SNO,
+		UMN:             c.UMN,
+		Platform:        c.Platform,
+		MachineNetworks: c.MachineNetworks,
+		Hostnames:       map[string]int{},
+		MajorityGroups:  c.Connectivity,
+		InMajority:      true,
+	}
+	if d != nil && d.CD != nil {
+		facts.Name, facts.BaseDomain = d.CD.ClusterName, d.CD.BaseDomain
+	}
+	for _, p := range o.st.clusterHosts() {
+		facts.HostCount++
+		if p.Inventory != nil {
+			facts.Hostnames[realHostname(p)]++
+		}
+	}
+	in.Cluster = facts
+	in.HasConnectivity = c.Connectivity
+	in.LatencyMs, in.PacketLossPct = o.peerNetwork(h, hw)
+	if d != nil && d.ACI != nil {
+		in.Ignored = assisted.ParseIgnored(d.ACI.Annotations[assisted.AnnotationIgnoredHostValidations])
+	}
+	return in
+}
+
+func realHostname(h *host) string {
+	if h.Hostname != "" {
+		return h.Hostname
+	}
+	if h.Inventory != nil {
+		return h.Inventory.Hostname
+	}
+	return ""
+}
+
+// peerNetwork is the worst latency and packet loss between the host and
+// the other hosts of its role: each machine adds its own latency, the
+// worse of two machines' loss counts.
+func (o *op) peerNetwork(h *host, hw hardware) (latency, loss float64) {
+	role := effectiveRole(h)
+	for _, p := range o.st.clusterHosts() {
+		if p == h || effectiveRole(p) != role || p.Inventory == nil {
+			continue
+		}
+		phw, _ := parseHardware(p.Hardware)
+		latency = max(latency, hw.LatencyMs+phw.LatencyMs)
+		loss = max(loss, hw.PacketLossPct, phw.PacketLossPct)
+	}
+	return latency, loss
+}
+
+// checkedIn is the connected validation's clock: the agent reported
+// within the disconnection limit (3 min, 5 for the bootstrap).
+func (o *op) checkedIn(h *host) bool {
+	if h.AgentUp {
+		return true
+	}
+	limit := assisted.HostMaxDisconnection
+	if h.Bootstrap {
+		limit = assisted.BootstrapMaxDisconnection
+	}
+	return !o.now.After(h.LastSeen.Add(limit))
+}
+
+func (o *op) stagesOf(h *host) []assisted.Stage {
+	c := o.st.Cluster
+	sno := c != nil && c.SNO
+	return assisted.StagesFor(effectiveRole(h), h.Bootstrap, sno, h.Day2)
+}
+
+// refreshBound applies the RefreshHost rules of a bound host, in the
+// order the state machine registers them (§1.4).
+func (o *op) refreshBound(h *host, g assisted.HostGates, rs []assisted.Result) {
+	c := o.st.Cluster
+	if c == nil {
+		return
+	}
+	s := h.Status
+	connected := g.Connected && g.MediaConnected
+	lost := assisted.InfoDisconnected
+	if !g.MediaConnected {
+		lost = assisted.InfoMediaDisconnected
+	}
+	role := effectiveRole(h)
+	explicitRole := h.Role == assisted.RoleMaster || h.Role == assisted.RoleArbiter || h.Role == assisted.RoleWorker
+	diskSpeedFailing := h.DiskSpeed.Tested && !h.DiskSpeed.OK
+	_ = role
+
+	if !h.Day2 && c.Status == assisted.ClusterError && s.In(assisted.HostInstalling, assisted.HostInstallingInProgress, assisted.HostInstalled, assisted.HostResettingPendingUserAction, assisted.HostInstallingPendingUserAction) {
+		o.setHostStatus(h, assisted.HostError, assisted.InfoClusterError)
+		return
+	}
+	switch {
+	case s.In(assisted.HostDiscovering, assisted.HostInsufficient, assisted.HostKnown, assisted.HostPendingForInput, assisted.HostDisconnected, assisted.HostPreparingFailed) && !connected:
+		o.setHostStatus(h, assisted.HostDisconnected, lost)
+	case s.In(assisted.HostDisconnected, assisted.HostDiscovering) && !g.Inventory:
+		o.setHostStatus(h, assisted.HostDiscovering, assisted.InfoDiscovering)
+	case s.In(assisted.HostDisconnected, assisted.HostDiscovering, assisted.HostInsufficient, assisted.HostKnown, assisted.HostPendingForInput):
+		switch {
+		case !g.MinHW:
+			o.setHostStatus(h, assisted.HostInsufficient, assisted.InfoInsufficientMinHW(g.FailingMinHW))
+		case !g.Input:
+			o.setHostStatus(h, assisted.HostPendingForInput, assisted.InfoPendingForInput(g.FailingInput))
+		case !g.Sufficient:
+			o.setHostStatus(h, assisted.HostInsufficient, assisted.InfoNotReady(g.FailingAll))
+		case s == assisted.HostKnown && c.Status == assisted.ClusterPreparingForInstallation && explicitRole:
+			// The text written on entry is the "successful" one
+			// (§1.3: the preparing constant is never used).
+			o.setHostStatus(h, assisted.HostPreparingForInstallation, assisted.InfoPreparingSuccessful)
+		default:
+			o.setHostStatus(h, assisted.HostKnown, assisted.InfoKnown)
+		}
+	case s == assisted.HostPreparingForInstallation:
+		switch {
+		case !connected:
+			o.setHostStatus(h, assisted.HostDisconnected, assisted.InfoDisconnectedPreparing)
+		case diskSpeedFailing:
+			o.setHostStatus(h, assisted.HostInsufficient, assisted.InfoNotReady(g.FailingAll))
+		case c.Status != assisted.ClusterPreparingForInstallation:
+			o.setHostStatus(h, assisted.HostKnown, assisted.InfoKnown)
+		case len(h.ImagesFailed) > 0:
+			o.setHostStatus(h, assisted.HostPreparingFailed, assisted.InfoPreparingFailedImages(failingOf(rs, assisted.HVContainerImagesAvailable)))
+		case h.DiskSpeed.Tested && h.ImagesDone:
+			o.setHostStatus(h, assisted.HostPreparingSuccessful, assisted.InfoPreparingSuccessful)
+		case !o.now.Before(h.StatusAt.Add(assisted.HostPrepareTimeout)):
+			var reasons []string
+			if !h.DiskSpeed.Tested {
+				reasons = append(reasons, assisted.InfoPreparingTimeoutDiskSpeed)
+			}
+			if !h.ImagesDone {
+				reasons = append(reasons, assisted.InfoPreparingTimeoutImages)
+			}
+			o.setHostStatus(h, assisted.HostPreparingFailed, assisted.InfoPreparingTimeout(reasons))
+		}
+	case s == assisted.HostPreparingFailed:
+		switch {
+		case diskSpeedFailing:
+			o.setHostStatus(h, assisted.HostInsufficient, assisted.InfoNotReady(g.FailingAll))
+		case c.Status != assisted.ClusterPreparingForInstallation:
+			o.setHostStatus(h, assisted.HostKnown, assisted.InfoKnown)
+		}
+	case s == assisted.HostPreparingSuccessful:
+		switch {
+		case !connected:
+			o.setHostStatus(h, assisted.HostDisconnected, assisted.InfoDisconnectedPreparing)
+		case c.Status == assisted.ClusterInstalling:
+			o.setHostStatus(h, assisted.HostInstalling, assisted.InfoInstalling)
+		case c.Status != assisted.ClusterPreparingForInstallation:
+			o.setHostStatus(h, assisted.HostKnown, assisted.InfoKnown)
+		}
+	case s == assisted.HostInstalling:
+		switch {
+		case !o.now.Before(h.StatusAt.Add(assisted.HostInstallationTimeout)):
+			o.setHostStatus(h, assisted.HostError, assisted.InfoInstallNeverStarted)
+		case !connected:
+			o.setHostStatus(h, assisted.HostError, assisted.InfoDisconnectedInstalling)
+		}
+	case s == assisted.HostInstallingInProgress:
+		limit := assisted.StageTimeout(h.Stage, c.SNO)
+		switch {
+		case c.Status == assisted.ClusterInstallingPendingUserAction && h.Stage.In(assisted.StageWaitingForControlPlan, assisted.StageWaitingForController, assisted.StageWaitingForBootkube, assisted.StageRebooting):
+			h.StageUpdatedAt = o.now
+			o.changed = true
+		case !connected:
+			o.setHostStatus(h, assisted.HostError, assisted.InfoDisconnectedInstalling)
+		case !o.now.Before(h.StageUpdatedAt.Add(limit)):
+			if h.Stage == assisted.StageRebooting {
+				o.setHostStatus(h, assisted.HostInstallingPendingUserAction, assisted.InfoRebootTimeout(o.diskLabel(h)))
+			} else {
+				o.setHostStatus(h, assisted.HostError, assisted.InfoStageTimeout(h.Stage, limit))
+			}
+		}
+	case s == assisted.HostInstallingPendingUserAction:
+		if !o.now.Before(h.StatusAt.Add(assisted.PendingUserActionTimeout)) && o.succeedsWithout(h) && !c.Status.In(assisted.ClusterInstalled, assisted.ClusterAddingHosts) {
+			o.setHostStatus(h, assisted.HostError, assisted.InfoPendingUserActionTimeout)
+		}
+	}
+}
+
+func failingOf(rs []assisted.Result, id string) []string {
+	var out []string
+	for _, r := range rs {
+		if r.ID == id && r.Status == assisted.ValidationFailure {
+			out = append(out, r.Message)
+		}
+	}
+	return out
+}
+
+// succeedsWithout reports whether the cluster would still install without
+// the host.
+func (o *op) succeedsWithout(h *host) bool {
+	var others []*host
+	for _, p := range o.day1Hosts() {
+		if p != h {
+			others = append(others, p)
+		}
+	}
+	return o.hasEnough(others, assisted.HostInstalling, assisted.HostInstallingInProgress, assisted.HostInstalled, assisted.HostPreparingSuccessful)
+}
+
+func (o *op) diskLabel(h *host) string {
+	if h.Inventory == nil || len(h.Inventory.Disks) == 0 {
+		return assisted.DiskLabel("", h.InstallDisk)
+	}
+	d := h.Inventory.Disks[0]
+	return assisted.DiskLabel(d.Name, d.ID)
+}
+
+// refreshPool applies the pool (late-binding) host rules (§1.5).
+func (o *op) refreshPool(h *host, g assisted.HostGates, rs []assisted.Result) {
+	s := h.Status
+	connected := g.Connected && g.MediaConnected
+	switch {
+	case s.In(assisted.HostDiscoveringUnbound, assisted.HostInsufficientUnbound, assisted.HostKnownUnbound, assisted.HostDisconnectedUnbound, assisted.HostUnbinding) && !connected:
+		o.setHostStatus(h, assisted.HostDisconnectedUnbound, assisted.InfoDisconnected)
+	case s.In(assisted.HostDisconnectedUnbound, assisted.HostDiscoveringUnbound) && !g.Inventory:
+		o.setHostStatus(h, assisted.HostDiscoveringUnbound, assisted.InfoDiscovering)
+	case s.Unbound() && !assisted.PoolReady(rs):
+		o.setHostStatus(h, assisted.HostInsufficientUnbound, assisted.InfoNotReady(g.FailingAll))
+	case s.Unbound():
+		o.setHostStatus(h, assisted.HostKnownUnbound, assisted.InfoKnownUnbound)
+	}
+}
+
+// registerHost is the RegisterHost event of an existing host: its agent
+// (re)started and registered (§1.4 registration, §1.5).
+func (o *op) registerHost(h *host) {
+	s := h.Status
+	reset := func(status assisted.HostStatus) {
+		h.Inventory, h.Validations, h.Validated = nil, nil, false
+		h.Stage, h.ProgressInfo, h.Waiting = "", "", false
+		h.StageStartedAt, h.StageUpdatedAt = time.Time{}, time.Time{}
+		o.setHostStatus(h, status, assisted.InfoDiscovering)
+	}
+	switch {
+	case !h.Bound && (s.Unbound() || s.In(assisted.HostUnbinding, assisted.HostUnbindingPendingUserAction, assisted.HostReclaimingRebooting, "")):
+		reset(assisted.HostDiscoveringUnbound)
+	case s.In(assisted.HostDiscovering, assisted.HostKnown, assisted.HostDisconnected, assisted.HostInsufficient, assisted.HostResettingPendingUserAction, assisted.HostBinding, assisted.HostPendingForInput, ""):
+		reset(assisted.HostDiscovering)
+	case s.In(assisted.HostPreparingForInstallation, assisted.HostPreparingSuccessful):
+		if c := o.st.Cluster; c != nil {
+			c.PrepStatus, c.PrepReason = assisted.PrepNotStarted, assisted.PrepReasonNotPerformed
+		}
+		o.setHostStatus(h, assisted.HostKnown, assisted.InfoKnown)
+	case s == assisted.HostResetting && h.Stage == assisted.StageRebooting:
+	case s == assisted.HostResetting:
+		reset(assisted.HostDiscovering)
+	case s.In(assisted.HostInstallingInProgress, assisted.HostInstallingPendingUserAction, assisted.HostAddedToExistingCluster) &&
+		(h.Stage == assisted.StageRebooting || h.Day2 && h.Stage == assisted.StageDone):
+		model, serial := "", ""
+		if h.Inventory != nil && len(h.Inventory.Disks) > 0 {
+			model, serial = h.Inventory.Disks[0].Model, h.Inventory.Disks[0].Serial
+		}
+		o.setHostStatus(h, assisted.HostInstallingPendingUserAction, assisted.InfoWrongBootOrder(model, serial, o.diskLabel(h)))
+	case s.In(assisted.HostInstalling, assisted.HostInstallingInProgress):
+		o.setHostStatus(h, assisted.HostError, "The host unexpectedly restarted during the installation")
+	}
+}
+
+// progress is HostProgressChanged: the installer (or, after the reboot,
+// the installer controller) reports a stage (§1.4 progress, host.go
+// UpdateInstallProgress).
+func (o *op) progress(h *host, stage assisted.Stage, info string) {
+	if !h.Status.In(assisted.InstallingStatuses...) {
+		return // 409: Can't set progress <stage> to host in status <status>
+	}
+	if stage == assisted.StageFailed {
+		h.Stage, h.ProgressInfo = stage, info
+		h.StageUpdatedAt = o.now
+		o.setHostStatus(h, assisted.HostError, assisted.InfoProgressFailed(info))
+		o.updateProgress()
+		return
+	}
+	stages := o.stagesOf(h)
+	ni, ci := assisted.StageIndex(stages, stage), assisted.StageIndex(stages, h.Stage)
+	if ni < 0 || ni < ci {
+		return // 409: not in the role's list, or going backwards
+	}
+	if h.Stage != stage {
+		h.StageStartedAt = o.now
+		o.event(agentRef(h), evStage, fmt.Sprintf("Host %s: reached installation stage %s", h.name(), stage))
+		if stage == assisted.StageJoined {
+			o.addNode(realHostname(h))
+		}
+	}
+	h.Stage, h.ProgressInfo, h.StageUpdatedAt = stage, info, o.now
+	o.changed = true
+	switch {
+	case stage == assisted.StageDone && h.Day2:
+		o.setHostStatus(h, assisted.HostAddedToExistingCluster, string(stage))
+	case stage == assisted.StageDone:
+		o.setHostStatus(h, assisted.HostInstalled, string(stage))
+	case stage == assisted.StageRebooting && h.Day2:
+		o.setHostStatus(h, assisted.HostInstallingInProgress, string(stage))
+	default:
+		o.setHostStatus(h, assisted.HostInstallingInProgress, string(stage))
+	}
+	o.updateProgress()
+	o.scheduleStage(h)
+}
+
+// onHostStatus reacts to a host entering a status: the agent's next steps.
+func (o *op) onHostStatus(h *host, old assisted.HostStatus) {
+	hw, _ := parseHardware(h.Hardware)
+	switch h.Status {
+	case assisted.HostPreparingForInstallation:
+		if hw.DisconnectAt == disconnectPreparing {
+			o.agentStops(h, "preparing for installation")
+			return
+		}
+		if h.AgentUp {
+			h.ImagesDone, h.ImagesFailed = false, nil
+			o.schedule(tkPrepareChecks, h.ID, o.after(timing.PrepareChecks, h.ID+"prepare"))
+		}
+	case assisted.HostInstalling:
+		if h.AgentUp {
+			o.schedule(tkInstallPickup, h.ID, o.after(timing.InstallPickup, h.ID+"pickup"))
+		}
+	case assisted.HostError, assisted.HostCancelled, assisted.HostInstalled, assisted.HostAddedToExistingCluster:
+		o.cancel(tkStage, h.ID)
+		o.cancel(tkFail, h.ID)
+		o.cancel(tkInstallPickup, h.ID)
+		h.Waiting = false
+	}
+}
+
+// hostDeadline is the next time a host timeout needs a monitor pass.
+func (o *op) hostDeadline(h *host) (time.Time, bool) {
+	var at time.Time
+	consider := func(t time.Time) {
+		if at.IsZero() || t.Before(at) {
+			at = t
+		}
+	}
+	if !h.AgentUp && !h.LastSeen.IsZero() && h.Status != "" {
+		limit := assisted.HostMaxDisconnection
+		if h.Bootstrap {
+			limit = assisted.BootstrapMaxDisconnection
+		}
+		if t := h.LastSeen.Add(limit).Add(time.Nanosecond); t.After(o.now) {
+			consider(t)
+		}
+	}
+	c := o.st.Cluster
+	switch h.Status {
+	case assisted.HostPreparingForInstallation:
+		consider(h.StatusAt.Add(assisted.HostPrepareTimeout))
+	case assisted.HostInstalling:
+		consider(h.StatusAt.Add(assisted.HostInstallationTimeout))
+	case assisted.HostInstallingInProgress:
+		if c != nil {
+			consider(h.StageUpdatedAt.Add(assisted.StageTimeout(h.Stage, c.SNO)))
+		}
+	case assisted.HostInstallingPendingUserAction:
+		consider(h.StatusAt.Add(assisted.PendingUserActionTimeout))
+	}
+	return at, !at.IsZero()
+}
+
+// scheduleDeadlines makes sure a monitor pass runs when a timeout expires.
+func (o *op) scheduleDeadlines() {
+	for _, h := range o.st.Hosts {
+		if t, ok := o.hostDeadline(h); ok && t.After(o.now) {
+			o.scheduleBy(tkHostMonitor, "", tickAfter(t.Add(-time.Nanosecond), assisted.HostMonitorInterval))
+		}
+	}
+	if t, ok := o.clusterDeadline(); ok && t.After(o.now) {
+		o.scheduleBy(tkClusterMonitor, "", tickAfter(t.Add(-time.Nanosecond), assisted.ClusterMonitorInterval))
+	}
+}

@@ -1,0 +1,273 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/siteops/siteops/engine"
+)
+
+// maxCommitInterval bounds how long changes wait for a commit at SpeedMax.
+const maxCommitInterval = 250 * time.Millisecond
+
+// run is the engine's clock: it runs due events, commits, publishes, and
+// sleeps until the next event is due (or something is applied).
+func (e *Engine) run(ctx context.Context) {
+	defer close(e.done)
+	max := math.IsInf(e.opts.Speed, 1)
+	for {
+		if ctx.Err() != nil {
+			return
+		}
+		more := false
+		if !e.opts.Stepped {
+			more = e.runBatch(max)
+		}
+		if err := e.commit(); err != nil {
+			e.opts.Logger.Error("commit the engine state", "err", err)
+			e.mu.Lock()
+			e.runErr = err
+			e.mu.Unlock()
+		}
+		if more {
+			continue
+		}
+		var timerC <-chan time.Time
+		var t *time.Timer
+		if !e.opts.Stepped && !max {
+			e.mu.Lock()
+			next, ok := e.q.peek()
+			e.mu.Unlock()
+			if ok {
+				wall := e.anchorWall.Add(time.Duration(float64(next.Sub(e.anchorVirt)) / e.opts.Speed))
+				t = time.NewTimer(max0(time.Until(wall)))
+				timerC = t.C
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-e.wake:
+		case <-timerC:
+		}
+		if t != nil {
+			t.Stop()
+		}
+	}
+}
+
+func max0(d time.Duration) time.Duration {
+	if d < 0 {
+		return 0
+	}
+	return d
+}
+
+// runBatch runs the events due now, in chunks so that Apply and Status
+// callers are not held up; it reports whether events remain due.
+func (e *Engine) runBatch(max bool) bool {
+	start := time.Now()
+	ran := 0
+	for {
+		e.mu.Lock()
+		target := e.virtualNow()
+		if max {
+			target = time.Unix(0, math.MaxInt64)
+		}
+		n := e.process(target, 2000)
+		if !max && target.After(e.now) {
+			e.now = target
+		}
+		pending := e.q.len() > 0 && e.q.h[0].at <= target.UnixNano()
+		e.mu.Unlock()
+		ran += n
+		if !pending {
+			return false
+		}
+		if ran >= e.opts.BatchEvents || time.Since(start) >= maxCommitInterval {
+			return true
+		}
+	}
+}
+
+// commit writes every changed site in one transaction, then publishes the
+// statuses of that state and tells subscribers. Nothing is published that
+// is not committed, so a killed process resumes from what was reported.
+func (e *Engine) commit() error {
+	e.commitMu.Lock()
+	defer e.commitMu.Unlock()
+
+	e.mu.Lock()
+	writes := make([]siteWrite, 0, len(e.dirty)+len(e.gone))
+	statuses := make(map[string]*engine.SiteStatus, len(e.dirty))
+	for _, s := range e.dirty {
+		s.dirty = false
+		if s.st.Gone {
+			continue
+		}
+		w := siteWrite{Name: s.st.Name}
+		state := *s.st
+		state.Desired = nil
+		var err error
+		if w.State, err = json.Marshal(&state); err != nil {
+			e.mu.Unlock()
+			return fmt.Errorf("encode site %s: %w", s.st.Name, err)
+		}
+		if s.desiredDirty {
+			if w.Desired, err = json.Marshal(s.st.Desired); err != nil {
+				e.mu.Unlock()
+				return fmt.Errorf("encode site %s: %w", s.st.Name, err)
+			}
+			s.desiredDirty = false
+		}
+		writes = append(writes, w)
+		status := buildStatus(s.st, e.opts.Approve)
+		statuses[s.st.Name] = &status
+	}
+	for _, n := range e.gone {
+		writes = append(writes, siteWrite{Name: n, Delete: true})
+	}
+	gone := e.gone
+	e.dirty, e.gone = e.dirty[:0], nil
+	clock := e.now
+	e.mu.Unlock()
+
+	if len(writes) == 0 {
+		return nil
+	}
+	if e.store != nil {
+		if err := e.store.write(writes, clock); err != nil {
+			return err
+		}
+	}
+	e.publish(statuses, gone)
+	return nil
+}
+
+// publish swaps in new statuses and notifies subscribers of those that
+// changed.
+func (e *Engine) publish(statuses map[string]*engine.SiteStatus, gone []string) {
+	var changed []string
+	e.pubMu.Lock()
+	for n, st := range statuses {
+		if old, ok := e.published[n]; ok && reflect.DeepEqual(old, st) {
+			continue
+		}
+		e.published[n] = st
+		changed = append(changed, n)
+	}
+	for _, n := range gone {
+		if _, ok := e.published[n]; ok {
+			delete(e.published, n)
+			changed = append(changed, n)
+		}
+	}
+	subs := make([]*subscriber, 0, len(e.subs))
+	for s := range e.subs {
+		subs = append(subs, s)
+	}
+	e.pubMu.Unlock()
+	for _, s := range subs {
+		s.notify(changed)
+	}
+}
+
+// Subscribe returns a channel that receives a site's name each time its
+// status changes, until ctx is done. Names wait in a set while the reader
+// is busy: a slow reader may miss repeats of a name, never the latest
+// change.
+func (e *Engine) Subscribe(ctx context.Context) <-chan string {
+	s := &subscriber{ch: make(chan string), pending: map[string]bool{}, signal: make(chan struct{}, 1), quit: make(chan struct{})}
+	e.pubMu.Lock()
+	if e.stopped() {
+		e.pubMu.Unlock()
+		close(s.ch)
+		return s.ch
+	}
+	e.subs[s] = struct{}{}
+	e.pubMu.Unlock()
+	go func() {
+		defer close(s.ch)
+		defer func() {
+			e.pubMu.Lock()
+			delete(e.subs, s)
+			e.pubMu.Unlock()
+		}()
+		for {
+			name, ok := s.next()
+			if !ok {
+				select {
+				case <-ctx.Done():
+					return
+				case <-s.quit:
+					return
+				case <-s.signal:
+					continue
+				}
+			}
+			select {
+			case s.ch <- name:
+			case <-ctx.Done():
+				return
+			case <-s.quit:
+				return
+			}
+		}
+	}()
+	return s.ch
+}
+
+func (e *Engine) stopped() bool {
+	select {
+	case <-e.done:
+		return true
+	default:
+		return false
+	}
+}
+
+type subscriber struct {
+	ch      chan string
+	mu      sync.Mutex
+	order   []string
+	pending map[string]bool
+	signal  chan struct{}
+	quit    chan struct{}
+	once    sync.Once
+}
+
+func (s *subscriber) notify(names []string) {
+	if len(names) == 0 {
+		return
+	}
+	s.mu.Lock()
+	for _, n := range names {
+		if !s.pending[n] {
+			s.pending[n] = true
+			s.order = append(s.order, n)
+		}
+	}
+	s.mu.Unlock()
+	select {
+	case s.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (s *subscriber) next() (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.order) == 0 {
+		return "", false
+	}
+	n := s.order[0]
+	s.order = s.order[1:]
+	delete(s.pending, n)
+	return n, true
+}
+
+func (s *subscriber) close() { s.once.Do(func() { close(s.quit) }) }

@@ -1,0 +1,275 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/engine/assisted"
+)
+
+// buildStatus is the site's status document, derived from its state
+// alone: the same state always gives the same status (docs/status.md).
+func buildStatus(st *siteState, mode ApproveMode) engine.SiteStatus {
+	out := engine.SiteStatus{Site: st.Name, Revision: st.Revision}
+	c := st.Cluster
+	if c != nil {
+		out.Cluster = engine.ClusterStatus{
+			State:       string(c.Status),
+			StateInfo:   c.StatusInfo,
+			Percent:     c.TotalPercent,
+			Validations: validations(c.Validations),
+			Installed:   c.Installed,
+		}
+		if !c.RequirementsMetAt.IsZero() {
+			t := c.RequirementsMetAt
+			out.Cluster.InstallStartedAt = &t
+		}
+		if !c.InstalledAt.IsZero() {
+			t := c.InstalledAt
+			out.Cluster.InstalledAt = &t
+		}
+		if c.Metadata != nil {
+			m := *c.Metadata
+			out.Cluster.Metadata = &m
+		}
+	}
+	out.Hosts = hostStatuses(st)
+	for _, rc := range st.Conditions {
+		out.Resources = append(out.Resources, engine.ResourceStatus{
+			Kind: rc.Kind, Namespace: rc.Namespace, Name: rc.Name,
+			Conditions: append([]engine.Condition(nil), rc.Conditions...),
+		})
+	}
+	out.Events = append([]engine.Event(nil), st.Events...)
+	out.Phase, out.Message = phase(st, mode)
+	return out
+}
+
+func validations(rs []assisted.Result) []engine.Validation {
+	var out []engine.Validation
+	for _, r := range rs {
+		out = append(out, engine.Validation{ID: r.ID, Status: string(r.Status), Message: r.Message})
+	}
+	return out
+}
+
+// hostStatuses lists the site's machines (by BareMetalHost name) with
+// their Agents, then Agents without a BareMetalHost.
+func hostStatuses(st *siteState) []engine.HostStatus {
+	var out []engine.HostStatus
+	seen := map[*host]bool{}
+	bmhs := append([]*bmh(nil), st.BMHs...)
+	sort.Slice(bmhs, func(i, j int) bool {
+		if bmhs[i].Namespace != bmhs[j].Namespace {
+			return bmhs[i].Namespace < bmhs[j].Namespace
+		}
+		return bmhs[i].Name < bmhs[j].Name
+	})
+	for _, b := range bmhs {
+		hs := engine.HostStatus{Name: b.Name, ProvisioningState: b.State}
+		for _, h := range st.Hosts {
+			if h.Namespace == b.Namespace && h.Machine == b.Name && !seen[h] {
+				seen[h] = true
+				fillHost(st, &hs, h)
+				break
+			}
+		}
+		out = append(out, hs)
+	}
+	hosts := append([]*host(nil), st.Hosts...)
+	sortHosts(hosts)
+	for _, h := range hosts {
+		if !seen[h] {
+			hs := engine.HostStatus{Name: h.Machine}
+			fillHost(st, &hs, h)
+			out = append(out, hs)
+		}
+	}
+	return out
+}
+
+func fillHost(st *siteState, hs *engine.HostStatus, h *host) {
+	hs.Agent = h.ID
+	hs.Hostname = realHostname(h)
+	hs.Role = string(effectiveRole(h))
+	if hs.Role == string(assisted.RoleAutoAssign) && h.Status == "" {
+		hs.Role = ""
+	}
+	hs.State, hs.StateInfo = string(h.Status), h.StatusInfo
+	hs.Stage = string(h.Stage)
+	hs.Approved = h.Approved
+	sno := st.Cluster != nil && st.Cluster.SNO
+	hs.Percent = assisted.HostPercent(assisted.StagesFor(effectiveRole(h), h.Bootstrap, sno, h.Day2), h.Stage)
+	if h.Status.In(assisted.HostInstalled, assisted.HostAddedToExistingCluster) {
+		hs.Percent = 100
+	}
+	hs.Validations = validations(h.Validations)
+}
+
+// phase sums the site up in one word and one sentence (docs/status.md
+// has the table).
+func phase(st *siteState, mode ApproveMode) (engine.Phase, string) {
+	refused := ""
+	if len(st.Refusals) > 0 {
+		refused = "Refused: " + st.Refusals[0].Message
+		if n := len(st.Refusals); n > 1 {
+			refused += fmt.Sprintf(" (and %d more, see the Accepted conditions)", n-1)
+		}
+	}
+	withRefusal := func(p engine.Phase, msg string) (engine.Phase, string) {
+		if refused != "" {
+			return p, refused + ". Meanwhile: " + msg
+		}
+		return p, msg
+	}
+	d, c := st.Desired, st.Cluster
+	switch {
+	case st.Deleting != nil:
+		step := teardownSteps[min(st.Deleting.Step, len(teardownSteps)-1)]
+		return engine.PhaseDeleting, "The site is being deleted (" + step + "); the installed cluster is not touched."
+	case d == nil:
+		return engine.PhaseFailed, refused + "."
+	case d.CD == nil || d.ACI == nil:
+		return withRefusal(engine.PhasePending, "The site renders no ClusterDeployment and AgentClusterInstall: there is no cluster to install.")
+	case c == nil && st.ClusterSync != nil:
+		return withRefusal(engine.PhaseFailed, fmt.Sprintf("AgentClusterInstall %s/%s cannot be synced: %s. Fix the site definition.", d.ACI.Namespace, d.ACI.Name, st.ClusterSync.Message))
+	case c == nil:
+		return withRefusal(engine.PhasePending, "Registering the cluster.")
+	}
+	switch c.Status {
+	case assisted.ClusterError:
+		return withRefusal(engine.PhaseFailed, "The installation failed: "+c.StatusInfo+failedHosts(st)+". Fix the cause, then delete the AgentClusterInstall (or the site) and apply it again to retry.")
+	case assisted.ClusterCancelled:
+		return withRefusal(engine.PhaseFailed, "The installation was cancelled.")
+	case assisted.ClusterInstalled, assisted.ClusterAddingHosts:
+		msg := c.StatusInfo + "."
+		if c.Status == assisted.ClusterAddingHosts {
+			msg = assisted.ClusterInfoInstalled + "."
+		}
+		if n := day2Installing(st); n > 0 {
+			msg += fmt.Sprintf(" %d host(s) are being added.", n)
+		}
+		return withRefusal(engine.PhaseInstalled, msg)
+	case assisted.ClusterPreparingForInstallation, assisted.ClusterInstalling, assisted.ClusterInstallingPendingUserAction, assisted.ClusterFinalizing:
+		msg := fmt.Sprintf("%s (%d%%).", c.StatusInfo, c.TotalPercent)
+		if c.Status == assisted.ClusterInstallingPendingUserAction {
+			msg += pendingHosts(st)
+		}
+		return withRefusal(engine.PhaseInstalling, msg)
+	}
+	// insufficient, pending-for-input, ready: discovery and validation.
+	if c.Sync != nil {
+		return withRefusal(engine.PhaseFailed, fmt.Sprintf("AgentClusterInstall %s/%s cannot be synced: %s. Fix the site definition.", d.ACI.Namespace, d.ACI.Name, c.Sync.Message))
+	}
+	if len(st.Hosts) == 0 {
+		booting := 0
+		for _, b := range st.BMHs {
+			if b.State == assisted.BMHStateProvisioning || b.State == assisted.BMHStateProvisioned {
+				booting++
+			}
+		}
+		if booting == 0 {
+			return withRefusal(engine.PhasePending, fmt.Sprintf("Waiting for the discovery image; %d host(s) to boot.", len(d.BMHs)))
+		}
+	}
+	if msg := hostProblems(st); msg != "" {
+		return withRefusal(engine.PhaseProvisioning, msg)
+	}
+	if c.Status == assisted.ClusterReady {
+		var unapproved []string
+		for _, h := range st.clusterHosts() {
+			if !h.Approved {
+				unapproved = append(unapproved, h.BMH+" (agent "+h.ID+")")
+			}
+		}
+		switch {
+		case d.ACI.Hold:
+			return withRefusal(engine.PhasePending, "The cluster is ready; the installation is on hold (spec.holdInstallation).")
+		case d.CD.Annotations[assisted.AnnotationReconcilePause] == "true":
+			return withRefusal(engine.PhasePending, "The cluster is ready; the ClusterDeployment has "+assisted.AnnotationReconcilePause+"=true.")
+		case len(unapproved) > 0:
+			how := "approve them (--approve manual leaves approval to you)"
+			if mode == ApproveAuto {
+				how = "their machines match no BareMetalHost of the site by boot MAC; approve them by hand or fix the bootMACAddress"
+			}
+			return withRefusal(engine.PhasePending, fmt.Sprintf("The installation waits for the approval of %s: %s.", strings.Join(unapproved, ", "), how))
+		}
+		for _, rc := range st.Conditions {
+			if rc.Kind == "AgentClusterInstall" {
+				if rm, ok := assisted.FindCondition(rc.Conditions, assisted.CondRequirementsMet); ok && rm.Status != assisted.True {
+					return withRefusal(engine.PhasePending, rm.Message+".")
+				}
+			}
+		}
+		return withRefusal(engine.PhaseProvisioning, "The cluster is ready to be installed.")
+	}
+	var msgs []string
+	for _, v := range c.Validations {
+		msgs = append(msgs, v.Message)
+	}
+	return withRefusal(engine.PhaseProvisioning, c.StatusInfo+": "+strings.Join(msgs, "; "))
+}
+
+// hostProblems describes the first hosts that are not ready, or "".
+func hostProblems(st *siteState) string {
+	var parts []string
+	registered := map[string]bool{}
+	for _, h := range st.Hosts {
+		registered[h.Namespace+"/"+h.Machine] = true
+		switch {
+		case h.Status.In(assisted.HostKnown, assisted.HostKnownUnbound, assisted.HostPreparingForInstallation, assisted.HostPreparingSuccessful):
+		case h.Status.In(assisted.HostDiscovering, assisted.HostDiscoveringUnbound):
+			parts = append(parts, h.Machine+" is discovering")
+		default:
+			parts = append(parts, fmt.Sprintf("%s is %s: %s", h.Machine, h.Status, h.StatusInfo))
+		}
+	}
+	waiting := 0
+	for _, b := range st.BMHs {
+		if !registered[b.Namespace+"/"+b.Name] {
+			waiting++
+		}
+	}
+	if waiting > 0 {
+		parts = append(parts, fmt.Sprintf("%d host(s) have not registered yet", waiting))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Hosts are being discovered and validated: " + strings.Join(parts, "; ") + "."
+}
+
+func failedHosts(st *siteState) string {
+	var parts []string
+	for _, h := range st.clusterHosts() {
+		if h.Status == assisted.HostError {
+			parts = append(parts, h.Machine+": "+h.StatusInfo)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+func pendingHosts(st *siteState) string {
+	var parts []string
+	for _, h := range st.clusterHosts() {
+		if h.Status == assisted.HostInstallingPendingUserAction {
+			parts = append(parts, h.Machine+": "+h.StatusInfo)
+		}
+	}
+	return " " + strings.Join(parts, "; ")
+}
+
+func day2Installing(st *siteState) int {
+	n := 0
+	for _, h := range st.clusterHosts() {
+		if h.Day2 && !h.Status.In(assisted.HostAddedToExistingCluster, assisted.HostError) {
+			n++
+		}
+	}
+	return n
+}

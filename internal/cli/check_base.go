@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/siteops/siteops/internal/gitfs"
+	"github.com/siteops/siteops/internal/safefs"
+	"github.com/siteops/siteops/policy"
+	"github.com/siteops/siteops/render"
+	"github.com/siteops/siteops/sites"
+)
+
+// checkBase is the previous revision siteops check --base compares with.
+type checkBase struct {
+	change  policy.Change
+	bundles map[string]*render.Bundle
+}
+
+// loadBase loads and renders the fleet at --base from the Git repository
+// holding --root, and reads which of its sites had started installing
+// from the status files committed at that revision.
+func loadBase(ctx context.Context, engine *policy.Engine, f *checkFlags, paths []string,
+	loadOpts []sites.Option, renderOpts []render.Option, stderr io.Writer) (*checkBase, error) {
+	repo, err := gitfs.Open(f.root)
+	if err != nil {
+		return nil, usageError("--base %s: %v", f.base, err)
+	}
+	rev, err := repo.Resolve(f.base)
+	if err != nil {
+		return nil, usageError("--base: %v", err)
+	}
+	tree, err := repo.FS(rev)
+	if err != nil {
+		return nil, usageError("--base: %v", err)
+	}
+	fsys, err := tree.Sub(repo.Dir())
+	if err != nil {
+		return nil, usageError("--base: %v", err)
+	}
+	fleet, bundles, err := loadForCheck(ctx, engine, fsys, paths, loadOpts, renderOpts)
+	if err != nil {
+		return nil, fmt.Errorf("load the sites of %s: %w", f.base, err)
+	}
+	started, hosts := readStarted(fsys, f.statusDir, stderr)
+	return &checkBase{
+		change: policy.Change{Base: fleet, BaseRevision: f.base, Started: started, StartedHosts: hosts,
+			AllowDeletions: f.allowDeletions},
+		bundles: bundles,
+	}, nil
+}
+
+// siteStatus is what the change rules read of a status document
+// (reconciler/status, docs/status.md): the phase, the assisted-service
+// cluster state and each host's state.
+type siteStatus struct {
+	Site    string `json:"site"`
+	Phase   string `json:"phase"`
+	Cluster struct {
+		State string `json:"state"`
+	} `json:"cluster"`
+	Hosts []struct {
+		Name     string `json:"name"`
+		Hostname string `json:"hostname"`
+		State    string `json:"state"`
+	} `json:"hosts"`
+}
+
+// maxStatusFile bounds a status document read from the base revision.
+const maxStatusFile = 1 << 20
+
+// readStarted reads dir/<site>.yaml of the base revision: the sites whose
+// installation has started, and for each the hosts that have. A status
+// file that cannot be read counts its site as started, with a warning:
+// the change rules then err on the side of refusing. No status directory
+// means no site has started.
+func readStarted(fsys fs.FS, dir string, stderr io.Writer) (map[string]bool, map[string]map[string]bool) {
+	started, hosts := map[string]bool{}, map[string]map[string]bool{}
+	entries, err := fs.ReadDir(fsys, path.Clean(dir))
+	if err != nil {
+		return started, hosts
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !(strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")) {
+			continue
+		}
+		site := strings.TrimSuffix(strings.TrimSuffix(name, ".yaml"), ".yml")
+		file := path.Join(path.Clean(dir), name)
+		var st siteStatus
+		data, err := safefs.ReadFile(fsys, file, maxStatusFile)
+		if err == nil {
+			err = yaml.Unmarshal(data, &st)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "siteops: warning: %s at the base revision: %v; site %s counts as installing\n", file, err, site)
+			started[site] = true
+			continue
+		}
+		if st.Site != "" {
+			site = st.Site
+		}
+		if !policy.InstallStarted(st.Phase, st.Cluster.State) {
+			continue
+		}
+		started[site] = true
+		if len(st.Hosts) > 0 {
+			h := map[string]bool{}
+			for _, host := range st.Hosts {
+				if policy.HostInstallStarted(host.State) {
+					h[cmp.Or(host.Hostname, host.Name)] = true
+				}
+			}
+			hosts[site] = h
+		}
+	}
+	return started, hosts
+}
