@@ -22,14 +22,16 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-# bench prints the render figures: wall time, sites/s and peak RSS of
-# `siteops render` over generated fleets, the Go micro-benchmarks, and the
+# bench prints the render and check figures: wall time, sites/s and peak
+# RSS of `siteops render` and `siteops check` over generated fleets (check
+# beside conftest when it is on PATH), the Go micro-benchmarks, and the
 # loop's: `siteops run` on a 10,000-site repository (first pass, one-site
 # commit to status pushed).
 bench: build
 	$(GO) run ./hack/benchrender -bin $(BIN) -sizes $(BENCH_SIZES) -shapes $(BENCH_SHAPES) -manifests 20 -runs 3
 	$(GO) run ./hack/benchrender -bin $(BIN) -sizes 1000 -shapes sno,ha -layouts generators,overlays,files/clusterinstance -manifests 20 -runs 3
-	$(GO) test -run '^$$' -bench . -benchmem ./render/ ./sites/ ./internal/yamlenc/ ./internal/kustomize/
+	$(GO) run ./hack/benchcheck -bin $(BIN) -sizes $(BENCH_SIZES) -runs 3
+	$(GO) test -run '^$$' -bench . -benchmem ./render/ ./sites/ ./internal/yamlenc/ ./internal/kustomize/ ./policy/
 	$(GO) run ./hack/benchloop -bin $(BIN) -sites 10000 -changes 5
 
 # fuzz runs each decoder fuzz target for a short while.
