@@ -3,25 +3,29 @@ package gitfs
 import (
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/siteops/siteops/internal/gittest"
 )
 
-// fleetRepo makes a repository of n sites (one directory and two files
-// each) and a second commit changing one site; it returns both commits.
+// fleetRepo makes a bare repository of n sites (one directory and two
+// files each) and a second commit changing one site; it returns both
+// commits.
 func fleetRepo(b *testing.B, n int) (dir string, from, to plumbing.Hash) {
 	b.Helper()
-	dir = newRepo(b)
+	srv := gittest.StartDaemon(b) // only its repositories are used
 	files := make(map[string]string, 2*n)
 	for i := range n {
 		files[fmt.Sprintf("sites/site-%05d/siteconfig.yaml", i)] = fmt.Sprintf("name: site-%05d\n", i)
 		files[fmt.Sprintf("sites/site-%05d/kustomization.yaml", i)] = "resources: [siteconfig.yaml]\n"
 	}
-	writeFiles(b, dir, files)
-	f := commitAll(b, dir, "fleet")
-	writeFiles(b, dir, map[string]string{"sites/site-04242/siteconfig.yaml": "name: changed\n"})
-	t := commitAll(b, dir, "one site")
+	srv.SeedFiles(b, "fleet.git", files)
+	f := srv.Head(b, "fleet.git", "main")
+	t := srv.Commit(b, "fleet.git", "main", map[string]string{"sites/site-04242/siteconfig.yaml": "name: changed\n"}, "one site")
+	dir = filepath.Join(srv.Dir(), "fleet.git")
 	run(b, dir, "repack", "-adq") // as a clone's objects are
 	return dir, plumbing.NewHash(f), plumbing.NewHash(t)
 }

@@ -8,6 +8,7 @@
 // clone's object store.
 //
 //	repo, err := gitfs.Open(".")           // finds the enclosing repository
+//	defer repo.Close()
 //	base, err := repo.Resolve("HEAD~1")    // branch, tag, sha, short sha, rev~n
 //	tree, err := repo.FS(base)             // the whole repository at base
 //	fleet, err := tree.Sub(repo.Dir())     // the directory Open was given

@@ -19,12 +19,15 @@ import (
 func TestOpenFindsEnclosingRepository(t *testing.T) {
 	dir := newRepo(t)
 	writeFiles(t, dir, map[string]string{"fleet/sites/a.yaml": "a"})
-	commitAll(t, dir, "first")
+	head := commitAll(t, dir, "first")
+	bare := filepath.Join(t.TempDir(), "fleet.git")
+	run(t, dir, "clone", "-q", "--bare", dir, bare)
 	tests := []struct {
 		name, open, wantDir string
 	}{
 		{"root", dir, "."},
 		{"subdirectory", filepath.Join(dir, "fleet", "sites"), "fleet/sites"},
+		{"bare repository", bare, "."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -32,8 +35,12 @@ func TestOpenFindsEnclosingRepository(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer r.Close()
 			if r.Dir() != tt.wantDir {
 				t.Errorf("Dir() = %q, want %q", r.Dir(), tt.wantDir)
+			}
+			if h, err := r.Resolve("main"); err != nil || h.String() != head {
+				t.Errorf("Resolve(main) = %s, %v; want %s", h, err, head)
 			}
 		})
 	}

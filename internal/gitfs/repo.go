@@ -3,6 +3,7 @@ package gitfs
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -10,7 +11,9 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // DefaultMaxFileSize is the largest file an FS reads (8 MiB), the limit
@@ -41,17 +44,22 @@ type Repo struct {
 	r   *git.Repository
 	dir string
 	o   options
+
+	closer io.Closer // the storage Open made; nil for New
 }
 
 // Open opens the Git repository that contains dir (dir itself or one of
 // its parents holds .git; linked worktrees are followed to their common
-// directory).
+// directory), or the bare repository dir.
 func Open(dir string, opts ...Option) (*Repo, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open repository of %s: %w", dir, err)
 	}
 	r, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		r, err = git.PlainOpen(abs) // a bare repository
+	}
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		return nil, fmt.Errorf("%s is not inside a Git repository: run siteops from a clone, or drop the revision", dir)
 	}
@@ -65,7 +73,29 @@ func Open(dir string, opts ...Option) (*Repo, error) {
 			return nil, fmt.Errorf("open repository of %s: %w", dir, err)
 		}
 	}
-	return &Repo{r: r, dir: rel, o: applyOptions(opts)}, nil
+	repo := &Repo{r: r, dir: rel, o: applyOptions(opts)}
+	// Open again on the same files, keeping the pack files open: go-git
+	// otherwise opens a pack file for every object it reads.
+	if st, ok := r.Storer.(*filesystem.Storage); ok {
+		keep := filesystem.NewStorageWithOptions(st.Filesystem(), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+		if kr, err := git.Open(keep, nil); err == nil {
+			repo.r, repo.closer = kr, keep
+		}
+	}
+	return repo, nil
+}
+
+// Close releases the files the repository keeps open. A Repo made with
+// New leaves that to its caller.
+func (r *Repo) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closer == nil {
+		return nil
+	}
+	err := r.closer.Close()
+	r.closer = nil
+	return err
 }
 
 // New wraps a repository already open (a clone the caller manages). Dir

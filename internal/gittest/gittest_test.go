@@ -112,3 +112,14 @@ func TestHTTPAuth(t *testing.T) {
 		})
 	}
 }
+
+func TestSeedFromDirectory(t *testing.T) {
+	srv := StartDaemon(t)
+	src := t.TempDir()
+	files := map[string]string{"sites/a.yaml": "a\n", "b.yaml": "b"}
+	WriteFiles(t, src, files)
+	srv.Seed(t, "fleet.git", src)
+	if got := srv.Files(t, "fleet.git", "main", "."); !maps.Equal(got, files) {
+		t.Errorf("Files = %q, want %q", got, files)
+	}
+}

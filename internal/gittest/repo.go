@@ -1,7 +1,10 @@
 package gittest
 
 import (
+	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,9 +19,7 @@ const Remove = "\x00remove"
 // work tree of that commit). It returns the repository's URL.
 func (s *Server) Seed(t testing.TB, name, src string) string {
 	t.Helper()
-	bare := filepath.Join(s.dir, name)
-	Git(t, s.dir, "init", "-q", "--bare", "-b", "main", bare)
-	Git(t, bare, "config", "http.receivepack", "true")
+	bare := s.initBare(t, name)
 	abs, err := filepath.Abs(src)
 	if err != nil {
 		t.Fatal(err)
@@ -30,12 +31,41 @@ func (s *Server) Seed(t testing.TB, name, src string) string {
 	return s.URL(name)
 }
 
-// SeedFiles is Seed with the files given by name and content.
+// SeedFiles is Seed with the files given by name and content. It streams
+// them to git fast-import, so a repository of many thousand files is
+// made in a moment.
 func (s *Server) SeedFiles(t testing.TB, name string, files map[string]string) string {
 	t.Helper()
-	src := t.TempDir()
-	WriteFiles(t, src, files)
-	return s.Seed(t, name, src)
+	bare := s.initBare(t, name)
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var stream bytes.Buffer
+	const msg = "Initial fleet"
+	fmt.Fprintf(&stream, "commit refs/heads/main\ncommitter Human <human@example.com> 1767225600 +0000\ndata %d\n%s\n", len(msg), msg)
+	for _, p := range paths {
+		fmt.Fprintf(&stream, "M 100644 inline %s\ndata %d\n%s\n", p, len(files[p]), files[p])
+	}
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir = bare
+	cmd.Env = gitEnv(bare)
+	cmd.Stdin = &stream
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git fast-import: %v\n%s", err, out)
+	}
+	return s.URL(name)
+}
+
+// initBare creates the bare repository name, on branch main, that
+// accepts pushes over http too.
+func (s *Server) initBare(t testing.TB, name string) string {
+	t.Helper()
+	bare := filepath.Join(s.dir, name)
+	Git(t, s.dir, "init", "-q", "--bare", "-b", "main", bare)
+	Git(t, bare, "config", "http.receivepack", "true")
+	return bare
 }
 
 // Commit records a commit by "Human <human@example.com>" on branch of
