@@ -235,52 +235,72 @@ func (b *browser) close() {
 	}
 }
 
-// page is one tab.
+// page is one tab. Its methods take the running (sub)test, which they
+// fail.
 type page struct {
 	b       *browser
 	session string
 }
 
 // newPage opens a tab of the given size in CSS pixels.
-func (b *browser) newPage(width, height int) *page {
-	b.t.Helper()
+func (b *browser) newPage(t *testing.T, width, height int) *page {
+	t.Helper()
 	var target struct{ TargetID string }
 	if err := b.call("", "Target.createTarget", map[string]any{"url": "about:blank"}, &target); err != nil {
-		b.t.Fatal(err)
+		t.Fatal(err)
 	}
 	var attached struct{ SessionID string }
 	if err := b.call("", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &attached); err != nil {
-		b.t.Fatal(err)
+		t.Fatal(err)
 	}
 	p := &page{b: b, session: attached.SessionID}
 	for _, m := range []string{"Page.enable", "Runtime.enable", "Log.enable"} {
-		p.must(m, nil, nil)
+		p.must(t, m, nil, nil)
 	}
-	p.must("Emulation.setDeviceMetricsOverride", map[string]any{"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}, nil)
+	p.resize(t, width, height)
 	return p
 }
 
-func (p *page) must(method string, params, result any) {
-	p.b.t.Helper()
+func (p *page) must(t *testing.T, method string, params, result any) {
+	t.Helper()
 	if err := p.b.call(p.session, method, params, result); err != nil {
-		p.b.t.Fatal(err)
+		t.Fatal(err)
 	}
+}
+
+// resize sets the viewport in CSS pixels.
+func (p *page) resize(t *testing.T, width, height int) {
+	t.Helper()
+	p.must(t, "Emulation.setDeviceMetricsOverride", map[string]any{"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}, nil)
 }
 
 // navigate opens url and waits until the page has loaded.
-func (p *page) navigate(url string) {
-	p.b.t.Helper()
+func (p *page) navigate(t *testing.T, url string) {
+	t.Helper()
 	var r struct{ ErrorText string }
-	p.must("Page.navigate", map[string]any{"url": url}, &r)
+	p.must(t, "Page.navigate", map[string]any{"url": url}, &r)
 	if r.ErrorText != "" {
-		p.b.t.Fatalf("navigate to %s: %s", url, r.ErrorText)
+		t.Fatalf("navigate to %s: %s", url, r.ErrorText)
 	}
-	p.waitFor(fmt.Sprintf("document.readyState === 'complete' && location.href === %q", url))
+	p.waitFor(t, fmt.Sprintf("document.readyState === 'complete' && location.href === %q", url))
+}
+
+// click clicks the element an expression finds, after the evaluation
+// returns: a click that navigates must not cut the evaluation short.
+func (p *page) click(t *testing.T, element string) {
+	t.Helper()
+	p.eval(t, "{ const e = "+element+"; if (!e) throw new Error('nothing to click'); setTimeout(() => e.click(), 0); }", nil)
 }
 
 // eval evaluates a JavaScript expression and decodes its value into out.
-func (p *page) eval(expr string, out any) {
-	p.b.t.Helper()
+func (p *page) eval(t *testing.T, expr string, out any) {
+	t.Helper()
+	if err := p.evalErr(expr, out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (p *page) evalErr(expr string, out any) error {
 	var r struct {
 		Result struct {
 			Value json.RawMessage `json:"value"`
@@ -292,43 +312,47 @@ func (p *page) eval(expr string, out any) {
 			} `json:"exception"`
 		} `json:"exceptionDetails"`
 	}
-	p.must("Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true}, &r)
+	if err := p.b.call(p.session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true}, &r); err != nil {
+		return err
+	}
 	if e := r.ExceptionDetails; e != nil {
-		p.b.t.Fatalf("evaluate %s: %s %s", expr, e.Text, e.Exception.Description)
+		return fmt.Errorf("evaluate %s: %s %s", expr, e.Text, e.Exception.Description)
 	}
 	if out != nil && len(r.Result.Value) > 0 {
 		if err := json.Unmarshal(r.Result.Value, out); err != nil {
-			p.b.t.Fatalf("evaluate %s: %v (value %s)", expr, err, r.Result.Value)
+			return fmt.Errorf("evaluate %s: %v (value %s)", expr, err, r.Result.Value)
 		}
 	}
+	return nil
 }
 
 // waitFor polls a JavaScript condition until it holds, for at most 15s.
-func (p *page) waitFor(cond string) {
-	p.b.t.Helper()
+// An evaluation cut short by a navigation is tried again.
+func (p *page) waitFor(t *testing.T, cond string) {
+	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		var ok bool
-		p.eval("!!("+cond+")", &ok)
-		if ok {
+		err := p.evalErr("!!("+cond+")", &ok)
+		if err == nil && ok {
 			return
 		}
 		if time.Now().After(deadline) {
 			var state struct{ URL, Body string }
-			p.eval(`({URL: location.href, Body: document.body ? document.body.innerText.slice(0, 2000) : ""})`, &state)
-			p.b.t.Fatalf("timed out waiting for %s\nat %s:\n%s", cond, state.URL, state.Body)
+			_ = p.evalErr(`({URL: location.href, Body: document.body ? document.body.innerText.slice(0, 2000) : ""})`, &state)
+			t.Fatalf("timed out waiting for %s (last error: %v)\nat %s:\n%s", cond, err, state.URL, state.Body)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
 // screenshot captures the whole page, width wide, as PNG.
-func (p *page) screenshot(width int) []byte {
-	p.b.t.Helper()
+func (p *page) screenshot(t *testing.T, width int) []byte {
+	t.Helper()
 	var height int
-	p.eval("document.documentElement.scrollHeight", &height)
-	p.must("Emulation.setDeviceMetricsOverride", map[string]any{"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}, nil)
+	p.eval(t, "document.documentElement.scrollHeight", &height)
+	p.resize(t, width, height)
 	var r struct{ Data []byte }
-	p.must("Page.captureScreenshot", map[string]any{"format": "png"}, &r)
+	p.must(t, "Page.captureScreenshot", map[string]any{"format": "png"}, &r)
 	return r.Data
 }

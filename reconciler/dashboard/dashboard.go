@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -98,8 +97,10 @@ type Handler struct {
 var _ http.Handler = (*Handler)(nil)
 
 // New returns the dashboard of the fleet whose status documents
-// documents returns, afresh on every request. A nil documents shows an
-// empty fleet.
+// documents returns, afresh on every request; the dashboard only reads
+// the slice. A nil documents shows an empty fleet. The handler links to
+// itself with absolute paths: mount it at the root of a mux (routes
+// such as /metrics or /hooks/git registered beside it take precedence).
 func New(documents func() []status.Document, opts ...Option) *Handler {
 	if documents == nil {
 		documents = func() []status.Document { return nil }
@@ -196,7 +197,7 @@ func (h *Handler) writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
-	if _, err := w.Write(append(b, '\n')); err != nil && !errors.Is(err, http.ErrHandlerTimeout) {
+	if _, err := w.Write(append(b, '\n')); err != nil {
 		h.opts.logger.Debug("dashboard: write response", "err", err)
 	}
 }

@@ -1,7 +1,8 @@
 // Auto-refresh: every data-refresh-ms milliseconds, fetch the page that
 // is open again and swap in its live parts (the elements with data-live
 // and an id). The page works without this script; it only saves pressing
-// reload. Nothing from the response runs: parsed HTML is inert.
+// reload. Nothing from the response runs: parsed HTML is inert. While the
+// keyboard focus is inside a live part, the refresh waits.
 (function () {
   'use strict';
   var period = parseInt(document.body.getAttribute('data-refresh-ms'), 10);
@@ -17,8 +18,15 @@
     badge.classList.toggle('stale', stale);
   }
 
+  // focusInLive reports whether the keyboard focus is on something the
+  // refresh would replace: replacing it would throw the focus away.
+  function focusInLive() {
+    var el = document.activeElement;
+    return !!(el && el !== document.body && el.closest && el.closest('[data-live]'));
+  }
+
   function refresh() {
-    if (busy || document.hidden) {
+    if (busy || document.hidden || focusInLive()) {
       return;
     }
     busy = true;
