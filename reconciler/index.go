@@ -212,6 +212,17 @@ func (w *work) reloadSite(r *record) {
 	}
 }
 
+// concerns reports whether the work reloads a site.
+func (w *work) concerns(r *record) bool {
+	switch {
+	case w.full:
+		return true
+	case r.generator != "":
+		return w.generated[path.Dir(r.generator)][r.source] || w.kustomizations[r.unit]
+	}
+	return w.files[r.unit] || w.kustomizations[r.unit]
+}
+
 // plan turns the paths a commit changed into the work of a pass.
 func (ix *index) plan(changed []string) *work {
 	w := newWork()

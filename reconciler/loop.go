@@ -45,8 +45,9 @@ type Loop struct {
 
 	// out holds the encoded documents, as last written; saved the state
 	// file as last written.
-	out   *writeback
-	saved []byte
+	out           *writeback
+	saved         []byte
+	savedRevision string
 }
 
 // fleetState is what the loop knows of the fleet as a whole.
@@ -157,7 +158,7 @@ func (l *Loop) Run(ctx context.Context) error {
 				return err
 			}
 		case <-l.notify:
-			if wait := l.o.statusInterval - time.Since(lastWrite); wait > 0 && l.fleet.started {
+			if wait := l.o.statusInterval - time.Since(lastWrite); wait > 0 && l.fleet.started && !l.settled(work) {
 				if statusTimer == nil {
 					statusTimer = time.NewTimer(wait)
 					timerC = statusTimer.C
@@ -284,6 +285,36 @@ func (l *Loop) finished() (bool, error) {
 		return true, fmt.Errorf("%w: %s", ErrSitesFailed, listNames(failed, maxListed))
 	}
 	return installed == len(l.ix.sites), nil
+}
+
+// settled reports, with WithUntilInstalled, whether the engine's statuses
+// would end Run: then they are written at once rather than after the
+// status interval.
+func (l *Loop) settled(ctx context.Context) bool {
+	if !l.o.untilInstalled {
+		return false
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	installed := true
+	for name, r := range l.ix.sites {
+		if r.orphaned || r.deleting {
+			continue
+		}
+		if r.blocked {
+			return true
+		}
+		st, err := l.eng.Status(ctx, name)
+		switch {
+		case err != nil:
+			installed = false
+		case st.Phase == engine.PhaseFailed:
+			return true
+		case st.Phase != engine.PhaseInstalled:
+			installed = false
+		}
+	}
+	return installed
 }
 
 // Ready reports whether the first pass has finished.

@@ -127,6 +127,7 @@ func (l *Loop) apply(ctx context.Context, snap source.Snapshot, w *work) (map[st
 	// Decide, per site, and apply.
 	var toApply []*loaded
 	loadedNames := map[string]bool{}
+	before := map[string]string{} // observed revisions of the sites, before this pass
 	l.mu.Lock()
 	for _, lo := range accepted {
 		name := lo.rec.name
@@ -134,6 +135,7 @@ func (l *Loop) apply(ctx context.Context, snap source.Snapshot, w *work) (map[st
 		r := lo.rec
 		if old := l.ix.sites[name]; old != nil {
 			r.hash, r.applied, r.phase = old.hash, old.applied, old.phase
+			before[name] = old.observed
 		}
 		r.observed, r.findings = rev, byName[name]
 		switch deny := denies(r.findings); {
@@ -151,6 +153,21 @@ func (l *Loop) apply(ctx context.Context, snap source.Snapshot, w *work) (map[st
 	}
 	for unit, reads := range res.reads {
 		l.ix.setKustomization(unit, reads)
+	}
+	fleetRev := rev
+	if !l.fleet.started && snap.Changed != nil {
+		// A restart: sites the revisions since the one last reconciled
+		// do not concern keep the revision they were observed at, so
+		// that restarting commits nothing when nothing changed.
+		since := l.ix.plan(snap.Changed)
+		for _, lo := range accepted {
+			if prev := before[lo.rec.name]; prev != "" && !since.concerns(lo.rec) {
+				lo.rec.observed = prev
+			}
+		}
+		if since.empty() && l.savedRevision != "" {
+			fleetRev = l.savedRevision
+		}
 	}
 	if w.full {
 		for unit := range l.ix.kustomizations {
@@ -190,7 +207,7 @@ func (l *Loop) apply(ctx context.Context, snap source.Snapshot, w *work) (map[st
 			}
 		}
 	}
-	l.fleet.revision = rev
+	l.fleet.revision = fleetRev
 	l.fleet.problems = orphanFindings
 	l.fleet.started = true
 	l.mu.Unlock()

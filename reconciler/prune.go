@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/policy"
 )
 
 // remove handles the sites a revision no longer defines. A site the
@@ -39,7 +40,7 @@ func (l *Loop) remove(ctx context.Context, rev string, removed []string) error {
 		}
 	}
 	l.mu.RUnlock()
-	budget := deletionBudget(fleetSize)
+	budget := policy.DeletionBudget(fleetSize)
 	var why string
 	switch {
 	case !l.o.prune:

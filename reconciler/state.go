@@ -11,8 +11,9 @@ import (
 )
 
 // The loop remembers, in its state directory, the hash and revision of
-// the bundle it last applied to each site, so that after a restart it
-// applies only what changed while it was stopped. The engine keeps its
+// the bundle it last applied to each site and the revision it last
+// evaluated each at, so that after a restart it applies only what changed
+// while it was stopped, and commits nothing when nothing did. The engine keeps its
 // own state next to it; losing this file costs one pass that applies
 // every site again, which the engine takes as no change.
 
@@ -23,13 +24,16 @@ const stateFile = "loop-state.json"
 const stateVersion = 1
 
 type savedState struct {
-	Version int                  `json:"version"`
-	Sites   map[string]savedSite `json:"sites"`
+	Version int `json:"version"`
+	// Revision is the revision of the last pass.
+	Revision string               `json:"revision"`
+	Sites    map[string]savedSite `json:"sites"`
 }
 
 type savedSite struct {
-	Hash    string `json:"hash"`
-	Applied string `json:"applied"`
+	Hash     string `json:"hash,omitempty"`
+	Applied  string `json:"applied,omitempty"`
+	Observed string `json:"observed,omitempty"`
 }
 
 // loadState reads the state file, if any, into the index.
@@ -55,9 +59,9 @@ func (l *Loop) loadState() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for name, s := range st.Sites {
-		l.ix.put(&record{name: name, hash: s.Hash, applied: s.Applied})
+		l.ix.put(&record{name: name, hash: s.Hash, applied: s.Applied, observed: s.Observed})
 	}
-	l.saved = data
+	l.saved, l.savedRevision = data, st.Revision
 	return nil
 }
 
@@ -66,11 +70,11 @@ func (l *Loop) saveState() error {
 	if l.o.stateDir == "" {
 		return nil
 	}
-	st := savedState{Version: stateVersion, Sites: map[string]savedSite{}}
 	l.mu.RLock()
+	st := savedState{Version: stateVersion, Revision: l.fleet.revision, Sites: map[string]savedSite{}}
 	for name, r := range l.ix.sites {
-		if r.hash != "" && !r.deleting {
-			st.Sites[name] = savedSite{Hash: r.hash, Applied: r.applied}
+		if !r.deleting {
+			st.Sites[name] = savedSite{Hash: r.hash, Applied: r.applied, Observed: r.observed}
 		}
 	}
 	l.mu.RUnlock()
@@ -110,7 +114,3 @@ func writeDurably(dir, name string, data []byte) error {
 	}
 	return err
 }
-
-// deletionBudget is how many sites one revision may remove and still be
-// pruned, for a fleet of n sites.
-func deletionBudget(n int) int { return max(n/10, 5) }
