@@ -45,8 +45,10 @@ type record struct {
 	// was not deleted; deleting for one the engine is tearing down.
 	orphaned, deleting bool
 
-	// phase is the phase the last written document showed, to log changes.
+	// phase is the phase the last written document showed; seen what
+	// was last logged of the site's progress.
 	phase engine.Phase
+	seen  seen
 }
 
 // index is the loop's memory of the fleet, and the dependency index that

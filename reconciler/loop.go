@@ -158,6 +158,9 @@ func (l *Loop) Run(ctx context.Context) error {
 				return err
 			}
 		case <-l.notify:
+			if l.fleet.started {
+				l.watch(work)
+			}
 			if wait := l.o.statusInterval - time.Since(lastWrite); wait > 0 && l.fleet.started && !l.settled(work) {
 				if statusTimer == nil {
 					statusTimer = time.NewTimer(wait)

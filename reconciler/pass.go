@@ -37,7 +37,6 @@ func (l *Loop) reconcile(ctx context.Context, snap source.Snapshot) error {
 		}
 		l.mu.RUnlock()
 	}
-	log := l.o.logger.With("revision", snap.Revision)
 	changed, err := l.apply(ctx, snap, w)
 	if err != nil {
 		return err
@@ -50,10 +49,12 @@ func (l *Loop) reconcile(ctx context.Context, snap source.Snapshot) error {
 	}
 	elapsed := time.Since(start)
 	l.m.passDuration.WithLabelValues(kind).Observe(elapsed.Seconds())
-	l.m.setRevision(snap.Revision, float64(time.Now().Unix()))
 	l.mu.Lock()
 	l.fleet.lastPass, l.fleet.lastError = time.Now(), ""
+	rev := l.fleet.revision
 	l.mu.Unlock()
+	l.m.setRevision(rev, float64(time.Now().Unix()))
+	log := l.o.logger.With("revision", rev)
 	l.ready.Store(true)
 	if m, ok := l.src.(reconciledMarker); ok {
 		if err := m.MarkReconciled(snap.Revision); err != nil {

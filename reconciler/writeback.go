@@ -107,9 +107,8 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 			gone = append(gone, name)
 			continue
 		}
+		l.observe(r, &doc)
 		if doc.Phase != r.phase {
-			l.o.logger.Info("site "+strings.ToLower(string(doc.Phase)), "site", name, "revision", r.observed,
-				"from", string(r.phase), "phase", string(doc.Phase), "message", doc.Message)
 			l.mu.Lock()
 			r.phase = doc.Phase
 			l.mu.Unlock()

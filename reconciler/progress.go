@@ -1,0 +1,63 @@
+package reconciler
+
+import (
+	"context"
+	"strings"
+
+	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/reconciler/status"
+)
+
+// Each site's progress is logged as the engine reports it, whether or not
+// a status write follows: a phase change at info level, with the site's
+// message, and the cluster's installation percent every progressStep.
+
+// progressStep is the step, in percent, at which installation progress
+// is logged.
+const progressStep = 25
+
+// seen is what was last logged of a site.
+type seen struct {
+	phase engine.Phase
+	step  int
+}
+
+// observe logs what changed in a site's document since it was last
+// logged.
+func (l *Loop) observe(r *record, doc *status.Document) {
+	step := doc.Cluster.Percent / progressStep
+	l.mu.Lock()
+	last := r.seen
+	r.seen = seen{phase: doc.Phase, step: step}
+	l.mu.Unlock()
+	switch {
+	case doc.Phase != last.phase:
+		l.o.logger.Info("site "+strings.ToLower(string(doc.Phase)), "site", r.name, "revision", r.observed,
+			"from", string(last.phase), "phase", string(doc.Phase), "percent", doc.Cluster.Percent, "message", doc.Message)
+	case step > last.step && doc.Phase == engine.PhaseInstalling:
+		l.o.logger.Info("site progress", "site", r.name, "revision", r.observed, "percent", doc.Cluster.Percent,
+			"message", doc.Message)
+	}
+}
+
+// watch logs the progress of the sites whose engine status changed since
+// the last status write.
+func (l *Loop) watch(ctx context.Context) {
+	l.dirtyMu.Lock()
+	names := make([]string, 0, len(l.dirty))
+	for n := range l.dirty {
+		names = append(names, n)
+	}
+	l.dirtyMu.Unlock()
+	for _, name := range names {
+		l.mu.RLock()
+		r := l.ix.sites[name]
+		l.mu.RUnlock()
+		if r == nil {
+			continue
+		}
+		if doc, ok := l.document(ctx, r); ok {
+			l.observe(r, &doc)
+		}
+	}
+}
