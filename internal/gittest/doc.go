@@ -1,8 +1,9 @@
 // Package gittest starts real Git servers on loopback for tests: `git
-// daemon` (git:// URLs, pushes enabled) and `git http-backend` served
+// daemon` (git:// URLs, pushes enabled), `git http-backend` served
 // through net/http/cgi (http:// URLs, optionally behind basic or bearer
-// authentication). A server can be stopped and started again on the same
-// port to test outages.
+// authentication), and an SSH server running the real git-upload-pack
+// and git-receive-pack for authorized keys (ssh:// URLs). A server can be
+// stopped and started again on the same port to test outages.
 //
 //	srv := gittest.StartDaemon(t)
 //	url := srv.Seed(t, "fleet.git", "testdata/fleet") // bare repo, branch main

@@ -123,3 +123,44 @@ func TestSeedFromDirectory(t *testing.T) {
 		t.Errorf("Files = %q, want %q", got, files)
 	}
 }
+
+func TestSSH(t *testing.T) {
+	keys := t.TempDir()
+	key, pub := SSHKey(t, keys)
+	other, _ := SSHKey(t, t.TempDir())
+	srv := StartSSH(t, pub)
+	url := srv.SeedFiles(t, "fleet.git", map[string]string{"a.yaml": "a\n"})
+	if !strings.HasPrefix(url, "ssh://git@127.0.0.1:") {
+		t.Errorf("URL = %q", url)
+	}
+	knownHosts := filepath.Join(keys, "known_hosts")
+	WriteFiles(t, keys, map[string]string{"known_hosts": srv.KnownHosts()})
+	sshWith := func(k string) []string {
+		return []string{"-c", "core.sshCommand=ssh -i " + k + " -o IdentitiesOnly=yes -o BatchMode=yes -o UserKnownHostsFile=" + knownHosts + " -o StrictHostKeyChecking=yes"}
+	}
+
+	dir, err := clone(t, url, sshWith(key)...)
+	if err != nil {
+		t.Fatalf("clone over ssh: %v", err)
+	}
+	WriteFiles(t, dir, map[string]string{"b.yaml": "b\n"})
+	Git(t, dir, "add", "-A")
+	Git(t, dir, "commit", "-q", "-m", "b")
+	if out, err := git(dir, nil, append(sshWith(key), "push", "-q", "origin", "main")...); err != nil {
+		t.Fatalf("push over ssh: %v\n%s", err, out)
+	}
+	if got := srv.Files(t, "fleet.git", "main", "."); len(got) != 2 {
+		t.Errorf("files after the push = %q", got)
+	}
+	if _, err := clone(t, url, sshWith(other)...); err == nil || !strings.Contains(err.Error(), "Permission denied") {
+		t.Errorf("clone with an unauthorized key: err = %v, want permission denied", err)
+	}
+	srv.Stop()
+	if _, err := clone(t, url, sshWith(key)...); err == nil {
+		t.Error("clone from a stopped server succeeded")
+	}
+	srv.Start()
+	if _, err := clone(t, url, sshWith(key)...); err != nil {
+		t.Errorf("clone after restart: %v", err)
+	}
+}

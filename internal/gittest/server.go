@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/ssh"
 )
 
 // gitCore is where git keeps git-daemon and git-http-backend.
@@ -24,6 +26,9 @@ type Server struct {
 	scheme string // "git" or "http"
 	port   int
 	auth   func(*http.Request) bool // http only; nil means no check
+
+	sshConfig *ssh.ServerConfig // ssh only
+	hostKey   ssh.PublicKey
 
 	mu      sync.Mutex
 	stop    func() // stops what Start started; nil while stopped
@@ -91,6 +96,9 @@ func (s *Server) Dir() string { return s.dir }
 
 // URL is the address of the repository name.
 func (s *Server) URL(name string) string {
+	if s.scheme == "ssh" {
+		return fmt.Sprintf("ssh://git@127.0.0.1:%d/%s", s.port, name)
+	}
 	return fmt.Sprintf("%s://127.0.0.1:%d/%s", s.scheme, s.port, name)
 }
 
@@ -98,18 +106,25 @@ func (s *Server) URL(name string) string {
 // the port accepts connections.
 func (s *Server) Start() {
 	s.tb.Helper()
+	s.mu.Lock()
+	running := s.running
+	s.mu.Unlock()
+	if running {
+		return
+	}
 	addr := "127.0.0.1:" + strconv.Itoa(s.port)
-	if s.scheme == "http" {
+	if s.scheme != "git" {
 		var l net.Listener
 		s.poll(func() (err error) { l, err = net.Listen("tcp", addr); return err })
-		s.serveHTTP(l)
+		if s.scheme == "ssh" {
+			s.serveSSH(l)
+		} else {
+			s.serveHTTP(l)
+		}
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.running {
-		return
-	}
 	cmd := exec.Command(filepath.Join(gitCore, "git-daemon"),
 		"--reuseaddr", "--listen=127.0.0.1", "--port="+strconv.Itoa(s.port),
 		"--base-path="+s.dir, "--export-all", "--enable=receive-pack", "--informative-errors", s.dir)

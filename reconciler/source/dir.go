@@ -230,7 +230,7 @@ func (d *Dir) Next(ctx context.Context) (Snapshot, error) {
 		case <-ctx.Done():
 			return Snapshot{}, ctx.Err()
 		case <-d.closed:
-			return Snapshot{}, errClosed
+			return Snapshot{}, ErrClosed
 		case <-d.trigger:
 		case <-d.events:
 			if err := d.quiet(ctx); err != nil {
@@ -251,7 +251,7 @@ func (d *Dir) quiet(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-d.closed:
-			return errClosed
+			return ErrClosed
 		case <-d.events:
 		case <-d.o.Clock.After(d.o.Debounce):
 			return nil

@@ -213,7 +213,7 @@ func (g *Git) open() error {
 		return err
 	}
 	g.storage = filesystem.NewStorageWithOptions(osfs.New(repoDir), cache.NewObjectLRUDefault(),
-		filesystem.Options{KeepDescriptors: true, ExclusiveAccess: true})
+		filesystem.Options{KeepDescriptors: true})
 	r, err := git.Open(g.storage, nil)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		r, err = git.Init(g.storage, nil)
@@ -279,7 +279,8 @@ func (g *Git) Next(ctx context.Context) (Snapshot, error) {
 	}
 }
 
-var errClosed = errors.New("the source is closed")
+// ErrClosed is what Next returns once the source is closed.
+var ErrClosed = errors.New("the source is closed")
 
 // wait returns at the next interval or trigger (at once when a trigger is
 // pending).
@@ -293,7 +294,7 @@ func (g *Git) wait(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-g.closed:
-		return errClosed
+		return ErrClosed
 	case <-g.trigger:
 	case <-g.o.Clock.After(g.o.Interval):
 	}
@@ -390,7 +391,8 @@ func (g *Git) MarkReconciled(revision string) error {
 	return writeFileAtomic(g.reconciledFile(), []byte(revision+"\n"))
 }
 
-// Close releases the clone. A Next waiting for the interval returns.
+// Close releases the clone: a Next waiting returns ErrClosed, and the FS
+// of the snapshots can no longer be read.
 func (g *Git) Close() error {
 	var err error
 	g.once.Do(func() {

@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -519,6 +520,89 @@ func TestRedactURL(t *testing.T) {
 	for _, tt := range tests {
 		if got := redactURL(tt.in); got != tt.want {
 			t.Errorf("redactURL(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestGitWriteStatusMany writes more status files than are stored
+// loose (they go in one pack file), then changes one.
+func TestGitWriteStatusMany(t *testing.T) {
+	srv, url := servers[0].url(t)
+	g := newTestGit(t, GitOptions{URL: url})
+	mustNext(t, g)
+	status := map[string]string{}
+	for i := range 3 * packThreshold {
+		status[fmt.Sprintf("site-%03d.yaml", i)] = fmt.Sprintf("site: %d\n", i)
+	}
+	for _, step := range []string{"all new", "one changed"} {
+		if step == "one changed" {
+			status["site-007.yaml"] = "site: 7\nphase: Installed\n"
+		}
+		if changed, err := g.WriteStatus(context.Background(), bytesMap(status), step); err != nil || !changed {
+			t.Fatalf("%s: WriteStatus = %v, %v", step, changed, err)
+		}
+		if got := srv.Files(t, "fleet.git", "main", "status"); !maps.Equal(got, prefixed("status/", status)) {
+			t.Errorf("%s: %d status files on the server, want %d", step, len(got), len(status))
+		}
+	}
+}
+
+func TestGitSSH(t *testing.T) {
+	keys := t.TempDir()
+	key, pub := gittest.SSHKey(t, keys)
+	other, _ := gittest.SSHKey(t, t.TempDir())
+	srv := gittest.StartSSH(t, pub)
+	url := srv.SeedFiles(t, "fleet.git", fleet)
+	knownHosts := filepath.Join(keys, "known_hosts")
+	stranger := filepath.Join(keys, "stranger_hosts")
+	gittest.WriteFiles(t, keys, map[string]string{
+		"known_hosts":    srv.KnownHosts(),
+		"stranger_hosts": gittest.StartSSH(t).KnownHosts(), // another server's key
+	})
+
+	g := newTestGit(t, GitOptions{URL: url, Auth: GitAuth{SSHKeyFile: key, KnownHostsFile: knownHosts}})
+	if snap := mustNext(t, g); snap.Revision != srv.Head(t, "fleet.git", "main") {
+		t.Errorf("revision over ssh = %s", snap.Revision)
+	}
+	if _, err := g.WriteStatus(context.Background(), map[string][]byte{"a.yaml": []byte("a\n")}, "Status"); err != nil {
+		t.Fatalf("WriteStatus over ssh: %v", err)
+	}
+	if got := srv.Files(t, "fleet.git", "main", "status"); got["status/a.yaml"] != "a\n" {
+		t.Errorf("status over ssh = %q", got)
+	}
+
+	tests := []struct {
+		name string
+		auth GitAuth
+		is   error
+		want string
+	}{
+		{"key not authorized", GitAuth{SSHKeyFile: other, KnownHostsFile: knownHosts}, ErrAuthentication, "check that the key " + other},
+		{"host key not known", GitAuth{SSHKeyFile: key, KnownHostsFile: stranger}, nil, "ssh host key of " + url + " is not accepted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := next(t, newTestGit(t, GitOptions{URL: url, Auth: tt.auth}))
+			if err == nil || !strings.Contains(err.Error(), tt.want) || (tt.is != nil && !errors.Is(err, tt.is)) {
+				t.Errorf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestCloseWakesNext(t *testing.T) {
+	_, url := servers[0].url(t)
+	dir := t.TempDir()
+	gittest.WriteFiles(t, dir, fleet)
+	g := newTestGit(t, GitOptions{URL: url})
+	d, _ := newTestDir(t, DirOptions{Dir: dir})
+	for _, s := range []Source{g, d} {
+		mustNext(t, s)
+		done := make(chan error, 1)
+		go func() { _, err := next(t, s); done <- err }()
+		s.Close()
+		if err := <-done; !errors.Is(err, ErrClosed) {
+			t.Errorf("%T: Next after Close: err = %v, want ErrClosed", s, err)
 		}
 	}
 }

@@ -50,7 +50,8 @@ func (g *Git) explain(ctx context.Context, op, branch string, err error) error {
 	u := redactURL(g.o.URL)
 	var noRef git.NoMatchingRefSpecError
 	switch {
-	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
+	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),
+		strings.Contains(err.Error(), "unable to authenticate"): // ssh
 		return fmt.Errorf("%s: authentication failed for %s: %s: %w", op, u, g.o.Auth.hint(), ErrAuthentication)
 	case errors.As(err, &noRef):
 		return fmt.Errorf("%s: branch %q not found in %s; branches: %s: %w", op, branch, u, g.remoteBranches(ctx), ErrBranchNotFound)

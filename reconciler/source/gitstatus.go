@@ -12,8 +12,10 @@ import (
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // WriteStatus commits, on top of the status branch's tip, a status
@@ -113,14 +115,18 @@ func (g *Git) statusCommit(r *git.Repository, base plumbing.Hash, files map[stri
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", base, err)
 	}
-	w := treeWriter{s: r.Storer}
+	dir := strings.Split(g.o.StatusDir, "/")
+	w := newTreeWriter(r.Storer)
+	if err := w.learn(parent.TreeHash, dir); err != nil {
+		return plumbing.ZeroHash, err
+	}
 	var status plumbing.Hash
 	if len(files) > 0 {
 		if status, err = w.writeFiles(files); err != nil {
 			return plumbing.ZeroHash, err
 		}
 	}
-	root, err := w.replace(parent.TreeHash, strings.Split(g.o.StatusDir, "/"), status)
+	root, err := w.replace(parent.TreeHash, dir, status)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -131,6 +137,9 @@ func (g *Git) statusCommit(r *git.Repository, base plumbing.Hash, files map[stri
 	}
 	if root == parent.TreeHash {
 		return plumbing.ZeroHash, nil
+	}
+	if err := w.flush(); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("store the status files: %w", err)
 	}
 	sig := object.Signature{Name: g.o.AuthorName, Email: g.o.AuthorEmail, When: g.o.Clock.Now()}
 	c := &object.Commit{Author: sig, Committer: sig, Message: message, TreeHash: root, ParentHashes: []plumbing.Hash{base}}
@@ -177,21 +186,93 @@ func (g *Git) push(ctx context.Context, commit plumbing.Hash) error {
 	return nil
 }
 
-// treeWriter stores blobs and trees, skipping those the store has.
+// treeWriter makes blobs and trees, and stores those the repository
+// lacks when flushed: one pack file for many (a status of thousands of
+// sites written for the first time), loose objects for a few.
 type treeWriter struct {
-	s storer.EncodedObjectStorer
+	s       storer.EncodedObjectStorer
+	known   map[plumbing.Hash]bool // in the repository
+	pending *memory.ObjectStorage  // made, to store
+	order   []plumbing.Hash
 }
 
-// store stores obj unless the store has it.
-func (w treeWriter) store(obj *plumbing.MemoryObject) (plumbing.Hash, error) {
+// packThreshold is the number of new objects from which a pack file is
+// written rather than loose objects.
+const packThreshold = 64
+
+func newTreeWriter(s storer.EncodedObjectStorer) *treeWriter {
+	return &treeWriter{s: s, known: map[plumbing.Hash]bool{}, pending: &memory.NewStorage().ObjectStorage}
+}
+
+// learn records the objects under dir in tree as stored, so that a status
+// rewritten with few changes checks nothing else against the repository.
+func (w *treeWriter) learn(tree plumbing.Hash, dir []string) error {
+	t, err := object.GetTree(w.s, tree)
+	if err != nil {
+		return fmt.Errorf("read tree %s: %w", tree, err)
+	}
+	for _, name := range dir {
+		e, err := t.FindEntry(name)
+		if err != nil || e.Mode != filemode.Dir {
+			return nil
+		}
+		if t, err = object.GetTree(w.s, e.Hash); err != nil {
+			return fmt.Errorf("read tree %s: %w", e.Hash, err)
+		}
+	}
+	w.known[t.Hash] = true
+	for _, e := range t.Entries {
+		w.known[e.Hash] = true
+		if e.Mode == filemode.Dir {
+			if err := w.learn(e.Hash, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// store keeps obj to be stored, unless the repository has it.
+func (w *treeWriter) store(obj *plumbing.MemoryObject) (plumbing.Hash, error) {
 	h := obj.Hash()
-	if w.s.HasEncodedObject(h) == nil {
+	if w.known[h] || w.s.HasEncodedObject(h) == nil {
+		w.known[h] = true
 		return h, nil
 	}
-	return w.s.SetEncodedObject(obj)
+	if _, err := w.pending.SetEncodedObject(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	w.known[h] = true
+	w.order = append(w.order, h)
+	return h, nil
 }
 
-func (w treeWriter) blob(data []byte) (plumbing.Hash, error) {
+// flush stores the objects made.
+func (w *treeWriter) flush() error {
+	if pw, ok := w.s.(storer.PackfileWriter); ok && len(w.order) >= packThreshold {
+		out, err := pw.PackfileWriter()
+		if err != nil {
+			return err
+		}
+		if _, err := packfile.NewEncoder(out, w.pending, false).Encode(w.order, 0); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	}
+	for _, h := range w.order {
+		obj, err := w.pending.EncodedObject(plumbing.AnyObject, h)
+		if err != nil {
+			return err
+		}
+		if _, err := w.s.SetEncodedObject(obj); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *treeWriter) blob(data []byte) (plumbing.Hash, error) {
 	obj := &plumbing.MemoryObject{}
 	obj.SetType(plumbing.BlobObject)
 	if _, err := obj.Write(data); err != nil {
@@ -202,7 +283,7 @@ func (w treeWriter) blob(data []byte) (plumbing.Hash, error) {
 
 // tree stores a tree of entries, sorted as Git wants (a directory sorts
 // as if its name ended in "/").
-func (w treeWriter) tree(entries []object.TreeEntry) (plumbing.Hash, error) {
+func (w *treeWriter) tree(entries []object.TreeEntry) (plumbing.Hash, error) {
 	sort.Slice(entries, func(i, j int) bool { return gitName(entries[i]) < gitName(entries[j]) })
 	obj := &plumbing.MemoryObject{}
 	if err := (&object.Tree{Entries: entries}).Encode(obj); err != nil {
@@ -219,7 +300,7 @@ func gitName(e object.TreeEntry) string {
 }
 
 // writeFiles stores files (slash-separated paths) as a tree.
-func (w treeWriter) writeFiles(files map[string][]byte) (plumbing.Hash, error) {
+func (w *treeWriter) writeFiles(files map[string][]byte) (plumbing.Hash, error) {
 	var entries []object.TreeEntry
 	subdirs := map[string]map[string][]byte{}
 	for p, data := range files {
@@ -253,7 +334,7 @@ func (w treeWriter) writeFiles(files map[string][]byte) (plumbing.Hash, error) {
 // replace returns tree with the entry at dir (split in elements) set to
 // the tree sub, or removed when sub is zero; zero when the result is
 // empty.
-func (w treeWriter) replace(tree plumbing.Hash, dir []string, sub plumbing.Hash) (plumbing.Hash, error) {
+func (w *treeWriter) replace(tree plumbing.Hash, dir []string, sub plumbing.Hash) (plumbing.Hash, error) {
 	var entries []object.TreeEntry
 	var child plumbing.Hash
 	if !tree.IsZero() {
