@@ -37,13 +37,15 @@ func (l *Loop) reconcile(ctx context.Context, snap source.Snapshot) error {
 		}
 		l.mu.RUnlock()
 	}
-	changed, err := l.apply(ctx, snap, w)
+	steps := &stepTimer{last: start}
+	changed, err := l.apply(ctx, snap, w, steps)
 	if err != nil {
 		return err
 	}
 	if _, err := l.writeStatus(ctx, l.mergeDirty(changed)); err != nil {
 		return fmt.Errorf("write status: %w", err)
 	}
+	steps.mark("write")
 	if err := l.saveState(); err != nil {
 		return err
 	}
@@ -62,6 +64,7 @@ func (l *Loop) reconcile(ctx context.Context, snap source.Snapshot) error {
 		}
 	}
 	log.Info("pass finished", "kind", kind, "sites", len(changed), "duration", elapsed.Round(time.Millisecond))
+	log.Debug("pass steps", steps.attrs()...)
 	return nil
 }
 
@@ -81,7 +84,7 @@ func (l *Loop) mergeDirty(names map[string]struct{}) map[string]struct{} {
 
 // apply loads, renders, checks and applies what w asks for, and updates
 // the index. It returns the sites whose documents may have changed.
-func (l *Loop) apply(ctx context.Context, snap source.Snapshot, w *work) (map[string]struct{}, error) {
+func (l *Loop) apply(ctx context.Context, snap source.Snapshot, w *work, steps *stepTimer) (map[string]struct{}, error) {
 	touched := map[string]struct{}{}
 	if w.empty() {
 		l.mu.Lock()
@@ -93,6 +96,7 @@ func (l *Loop) apply(ctx context.Context, snap source.Snapshot, w *work) (map[st
 	if err != nil {
 		return nil, err
 	}
+	steps.mark("load")
 	rev := snap.Revision
 
 	// Sites defined again elsewhere than where the index has them, by a
@@ -123,6 +127,7 @@ func (l *Loop) apply(ctx context.Context, snap source.Snapshot, w *work) (map[st
 		return nil, fmt.Errorf("check policies: %w", err)
 	}
 	fleet, bundles = nil, nil
+	steps.mark("check")
 	byName, orphanFindings := l.route(rep.Findings, accepted, res.covered)
 
 	// Decide, per site, and apply.
@@ -213,9 +218,11 @@ func (l *Loop) apply(ctx context.Context, snap source.Snapshot, w *work) (map[st
 	l.fleet.started = true
 	l.mu.Unlock()
 
+	steps.mark("index")
 	if err := l.applyAll(ctx, rev, toApply); err != nil {
 		return nil, err
 	}
+	steps.mark("apply")
 	for _, name := range removed {
 		touched[name] = struct{}{}
 	}
@@ -388,3 +395,17 @@ func (l *Loop) route(findings []report.Finding, accepted []*loaded, covered map[
 	}
 	return byName, rest
 }
+
+// stepTimer measures the steps of a pass, for the debug log.
+type stepTimer struct {
+	last  time.Time
+	steps []any
+}
+
+func (s *stepTimer) mark(step string) {
+	now := time.Now()
+	s.steps = append(s.steps, step, now.Sub(s.last).Round(time.Millisecond))
+	s.last = now
+}
+
+func (s *stepTimer) attrs() []any { return s.steps }
