@@ -41,7 +41,7 @@ type runFlags struct {
 	untilInstalled             bool
 	timeout                    time.Duration
 	manifestsDir               string
-	logFormat                  string
+	logFormat, logLevel        string
 	webhookSecretFile          string
 	statusInterval             time.Duration
 	strict, allowRemote        bool
@@ -108,6 +108,7 @@ source could not be read; 2 usage error.`,
 	fl.DurationVar(&f.timeout, "timeout", 0, "give up after this long (exit 1); 0: never")
 	fl.StringVar(&f.manifestsDir, "extra-manifests-dir", "", "default extra-manifest directory, as for render")
 	fl.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
+	fl.StringVar(&f.logLevel, "log-level", "info", "least severe level logged: debug, info, warn or error")
 	fl.StringVar(&f.webhookSecretFile, "webhook-secret-file", "", "file holding the secret that signs POST /hooks/git (X-Hub-Signature-256); without it the webhook is refused")
 	fl.DurationVar(&f.statusInterval, "status-interval", reconciler.DefaultStatusInterval, "shortest time between two status commits caused by installation progress alone")
 	fl.BoolVar(&f.strict, "strict", false, "treat unknown fields as errors")
@@ -139,12 +140,17 @@ func parseSpeed(s string) (float64, error) {
 	return v, nil
 }
 
-func newLogger(format string, w io.Writer) (*slog.Logger, error) {
+func newLogger(format, level string, w io.Writer) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, nil)), nil
+		return slog.New(slog.NewTextHandler(w, opts)), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, nil)), nil
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("--log-format %q: use text or json", format)
 }
@@ -164,7 +170,7 @@ func runRun(ctx context.Context, f *runFlags, stderr io.Writer) error {
 	if approve != sim.ApproveAuto && approve != sim.ApproveManual {
 		return usageError("--approve %q: use auto or manual", f.approve)
 	}
-	log, err := newLogger(f.logFormat, stderr)
+	log, err := newLogger(f.logFormat, f.logLevel, stderr)
 	if err != nil {
 		return usageError("%v", err)
 	}

@@ -129,6 +129,7 @@ func TestRunRefusesWrongFlagsAndASharedStateDir(t *testing.T) {
 		{"bad speed", []string{"--speed", "fast"}, ExitUsage, "--speed"},
 		{"bad approve", []string{"--approve", "maybe"}, ExitUsage, "--approve"},
 		{"bad log format", []string{"--log-format", "xml"}, ExitUsage, "--log-format"},
+		{"bad log level", []string{"--log-level", "loud"}, ExitUsage, "--log-level"},
 		{"status dir without dir", []string{"--status-dir", "s"}, ExitUsage, "--status-dir"},
 		{"missing webhook secret", []string{"--webhook-secret-file", filepath.Join(state, "none")}, ExitUsage, "--webhook-secret-file"},
 		{"unknown branch", []string{"--repo", "file:///nonexistent/fleet.git", "--listen", ""}, ExitFailure, "fleet.git"},
