@@ -115,11 +115,30 @@ func (l *Loop) Run(ctx context.Context) error {
 	}
 	next()
 	var (
-		statusTimer *time.Timer
-		timerC      <-chan time.Time
-		lastWrite   time.Time
-		backoff     = newBackoff()
+		timer     *time.Timer
+		timerC    <-chan time.Time
+		lastWrite time.Time
+		backoff   = newBackoff() // between reads of the source that fail
+		retry     = newBackoff() // between status writes that fail
 	)
+	// arm makes the timer fire in d, unless it is set already.
+	arm := func(d time.Duration) {
+		if timer == nil {
+			timer = time.NewTimer(d)
+			timerC = timer.C
+		}
+	}
+	// wrote notes a status write and, when it failed, arms a retry.
+	wrote := func(ok bool) {
+		if ok {
+			lastWrite = time.Now()
+		}
+		if l.out.pending {
+			arm(retry.next())
+		} else {
+			retry.reset()
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -153,35 +172,22 @@ func (l *Loop) Run(ctx context.Context) error {
 				l.failed("reconcile revision "+r.snap.Revision, err)
 				continue
 			}
-			lastWrite = time.Now()
-			if done, err := l.finished(); done {
-				return err
-			}
+			wrote(true)
 		case <-l.notify:
 			if l.fleet.started {
 				l.watch(work)
 			}
 			if wait := l.o.statusInterval - time.Since(lastWrite); wait > 0 && l.fleet.started && !l.settled(work) {
-				if statusTimer == nil {
-					statusTimer = time.NewTimer(wait)
-					timerC = statusTimer.C
-				}
+				arm(wait)
 				continue
 			}
-			if l.progress(work) {
-				lastWrite = time.Now()
-			}
-			if done, err := l.finished(); done {
-				return err
-			}
+			wrote(l.progress(work))
 		case <-timerC:
-			statusTimer, timerC = nil, nil
-			if l.progress(work) {
-				lastWrite = time.Now()
-			}
-			if done, err := l.finished(); done {
-				return err
-			}
+			timer, timerC = nil, nil
+			wrote(l.progress(work))
+		}
+		if done, err := l.finished(); done {
+			return err
 		}
 	}
 }
@@ -264,8 +270,8 @@ func (l *Loop) takeDirty() map[string]struct{} {
 // finished reports whether Run should return, with WithUntilInstalled:
 // every site Installed, or some site failed.
 func (l *Loop) finished() (bool, error) {
-	if !l.o.untilInstalled || !l.fleet.started {
-		return false, nil
+	if !l.o.untilInstalled || !l.fleet.started || l.out.pending {
+		return false, nil // with a status write pending, the status is not out yet
 	}
 	l.mu.RLock()
 	defer l.mu.RUnlock()

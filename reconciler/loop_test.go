@@ -458,3 +458,105 @@ func logDiff(t *testing.T, srv *gittest.Server, from, to string) {
 	t.Helper()
 	t.Log(gittest.Git(t, srv.Dir()+"/fleet.git", "diff", from, to))
 }
+
+func TestAnOutageIsSurvivedAndNoStatusIsLost(t *testing.T) {
+	srv := gittest.StartDaemon(t)
+	r, _ := installed(t, srv)
+
+	// The server goes away; a human commit waits on it meanwhile.
+	srv.Stop()
+	changed := strings.Replace(read(t, "../examples/fleet/granite-ha.yaml"), "region: central", "region: central-2", 1)
+	rev := srv.Commit(t, "fleet.git", "main", map[string]string{"granite-ha.yaml": changed}, "Move granite")
+	r.loop.src.Trigger()
+	deadline := time.Now().Add(time.Minute)
+	for counter(t, r.loop, "siteops_reconcile_errors_total") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the failed fetch was not counted")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !r.loop.Ready() {
+		t.Error("a failed fetch made the loop not ready")
+	}
+	if s := r.loop.summary(); !strings.Contains(s.Problem, "read the source") {
+		t.Errorf("the dashboard's problem = %q, want the failed fetch", s.Problem)
+	}
+
+	// Back: the commit is reconciled and its status pushed.
+	srv.Start()
+	r.loop.src.Trigger()
+	docs := waitStatus(t, srv, "granite-ha-01 at the commit made during the outage", func(docs map[string]status.Document) bool {
+		return docs["granite-ha-01"].Revision == rev
+	})
+	if d := docs["granite-ha-01"]; d.Phase != engine.PhaseInstalled {
+		t.Errorf("granite-ha-01: %s: %s", d.Phase, d.Message)
+	}
+	if s := r.loop.summary(); s.Problem != "" {
+		t.Errorf("the problem stays after the recovery: %q", s.Problem)
+	}
+}
+
+func TestAStatusWriteThatFailsIsTriedAgain(t *testing.T) {
+	fleet := t.TempDir()
+	if err := os.CopyFS(fleet, os.DirFS("../examples/fleet")); err != nil {
+		t.Fatal(err)
+	}
+	// The status directory cannot be made while a file has its name.
+	statusDir := filepath.Join(t.TempDir(), "status")
+	if err := os.WriteFile(statusDir, []byte("in the way\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	src, err := source.NewDir(ctx, source.DirOptions{Dir: fleet, StatusDir: statusDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	eng, err := sim.New(ctx, sim.Options{Speed: sim.SpeedMax})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	manifests, err := sites.ReadManifestDir(os.DirFS("../examples/extra-manifests"), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := New(src, eng, WithPolicy(builtinPolicy(t)), WithUntilInstalled(true), WithStatusInterval(0),
+		WithRenderOptions(render.WithDefaultManifests(manifests)))
+	done := make(chan error, 1)
+	go func() { done <- l.Run(ctx) }()
+
+	deadline := time.Now().Add(time.Minute)
+	for counter(t, l, "siteops_status_write_errors_total") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no failed status write")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("Run returned %v with the status not written", err)
+	default:
+	}
+	if err := os.Remove(statusDir); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the status write was not tried again")
+	}
+	for _, name := range exampleSites {
+		data, err := os.ReadFile(filepath.Join(statusDir, name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), "\nphase: Installed\n") {
+			t.Errorf("%s.yaml is not Installed:\n%s", name, data)
+		}
+	}
+}

@@ -42,9 +42,9 @@ func (l *Loop) reconcile(ctx context.Context, snap source.Snapshot) error {
 	if err != nil {
 		return err
 	}
-	if _, err := l.writeStatus(ctx, l.mergeDirty(changed)); err != nil {
-		return fmt.Errorf("write status: %w", err)
-	}
+	// The pass stands even when its status cannot be written: the
+	// write is tried again (Run), and the engine has what it needs.
+	_, writeErr := l.writeStatus(ctx, l.mergeDirty(changed))
 	steps.mark("write")
 	if err := l.saveState(); err != nil {
 		return err
@@ -65,6 +65,9 @@ func (l *Loop) reconcile(ctx context.Context, snap source.Snapshot) error {
 	}
 	log.Info("pass finished", "kind", kind, "sites", len(changed), "duration", elapsed.Round(time.Millisecond))
 	log.Debug("pass steps", steps.attrs()...)
+	if writeErr != nil {
+		l.failed("write status", writeErr)
+	}
 	return nil
 }
 
