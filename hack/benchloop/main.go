@@ -341,14 +341,18 @@ func (b *bench) commitChange(file string, i int) (string, error) {
 	if _, err := b.git(b.fleetDir(), "commit", "-q", "-am", "change "+file); err != nil {
 		return "", err
 	}
-	// The status commits of siteops are on the remote branch: rebase on them.
-	if _, err := b.git(b.fleetDir(), "pull", "-q", "--rebase", "origin", "main"); err != nil {
-		return "", err
+	// The status commits of siteops are on the remote branch: rebase on
+	// them, and again when one lands between the rebase and the push.
+	err = nil
+	for range 10 {
+		if _, err = b.git(b.fleetDir(), "pull", "-q", "--rebase", "origin", "main"); err != nil {
+			return "", err
+		}
+		if _, err = b.git(b.fleetDir(), "push", "-q", "origin", "HEAD:main"); err == nil {
+			return b.git(b.fleetDir(), "rev-parse", "HEAD")
+		}
 	}
-	if _, err := b.git(b.fleetDir(), "push", "-q", "origin", "HEAD:main"); err != nil {
-		return "", err
-	}
-	return b.git(b.fleetDir(), "rev-parse", "HEAD")
+	return "", err
 }
 
 // loop is the running siteops process.
