@@ -5,6 +5,8 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"io"
 	"maps"
 	"net/http"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/reconciler/status"
 )
 
@@ -22,6 +25,7 @@ import (
 //	GET  /healthz    200 while the process runs
 //	GET  /readyz     200 once the first pass has finished, 503 before
 //	POST /hooks/git  a push webhook: fetch now (HMAC-SHA256 signed)
+//	POST /api/sites/{site}/approve  approve an agent (--approve manual), signed the same way
 //	GET  /           the status dashboard
 func (l *Loop) Handler() http.Handler {
 	mux := http.NewServeMux()
@@ -37,6 +41,7 @@ func (l *Loop) Handler() http.Handler {
 		io.WriteString(w, "ok\n")
 	})
 	mux.HandleFunc("POST /hooks/git", l.serveWebhook)
+	mux.HandleFunc("POST /api/sites/{site}/approve", l.serveApprove)
 	mux.Handle("/", l.dashboard())
 	return mux
 }
@@ -48,24 +53,77 @@ const SignatureHeader = "X-Hub-Signature-256"
 // maxWebhookBody bounds the body read to check a signature.
 const maxWebhookBody = 1 << 20
 
-// serveWebhook triggers a fetch for a correctly signed request. Without a
-// configured secret every request is refused: an unauthenticated trigger
-// would let anyone make the loop fetch in a tight loop.
-func (l *Loop) serveWebhook(w http.ResponseWriter, r *http.Request) {
+// signedBody reads a request's body and checks its signature; it answers
+// the request itself and returns false when the body cannot be used.
+// Without a configured secret every request is refused: an
+// unauthenticated trigger would let anyone make the loop fetch in a tight
+// loop, or approve hosts.
+func (l *Loop) signedBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxWebhookBody+1))
 	if err != nil || len(body) > maxWebhookBody {
 		http.Error(w, "unreadable or too large body", http.StatusBadRequest)
-		return
+		return nil, false
 	}
 	if !validSignature(l.o.webhookSecret, body, r.Header.Get(SignatureHeader)) {
 		l.m.webhookRefused.Inc()
-		l.o.logger.Warn("webhook refused: missing or wrong signature", "remote", r.RemoteAddr)
+		l.o.logger.Warn("request refused: missing or wrong signature", "path", r.URL.Path, "remote", r.RemoteAddr)
 		http.Error(w, "missing or wrong "+SignatureHeader+" signature", http.StatusUnauthorized)
+		return nil, false
+	}
+	return body, true
+}
+
+// serveWebhook triggers a fetch for a correctly signed request.
+func (l *Loop) serveWebhook(w http.ResponseWriter, r *http.Request) {
+	if _, ok := l.signedBody(w, r); !ok {
 		return
 	}
 	l.src.Trigger()
 	w.WriteHeader(http.StatusAccepted)
 	io.WriteString(w, "fetch triggered\n")
+}
+
+// approver is an engine whose agents a person can approve (--approve
+// manual).
+type approver interface {
+	Approve(ctx context.Context, site, agentOrHost string) error
+}
+
+// ApproveRequest is the body of POST /api/sites/{site}/approve.
+type ApproveRequest struct {
+	// Host names the agent: its Agent name (the host id), its
+	// BareMetalHost's name or its host name.
+	Host string `json:"host"`
+}
+
+// serveApprove approves an agent of a site, for a signed request.
+func (l *Loop) serveApprove(w http.ResponseWriter, r *http.Request) {
+	body, ok := l.signedBody(w, r)
+	if !ok {
+		return
+	}
+	a, ok := l.eng.(approver)
+	if !ok {
+		http.Error(w, "this engine approves agents itself", http.StatusNotImplemented)
+		return
+	}
+	var req ApproveRequest
+	if err := json.Unmarshal(body, &req); err != nil || req.Host == "" {
+		http.Error(w, `give the host as {"host": "<agent, BareMetalHost or host name>"}`, http.StatusBadRequest)
+		return
+	}
+	site := r.PathValue("site")
+	if err := a.Approve(r.Context(), site, req.Host); err != nil {
+		code := http.StatusConflict
+		if errors.Is(err, engine.ErrNotFound) {
+			code = http.StatusNotFound
+		}
+		http.Error(w, err.Error(), code)
+		return
+	}
+	l.o.logger.Info("agent approved", "site", site, "host", req.Host)
+	w.WriteHeader(http.StatusAccepted)
+	io.WriteString(w, "approved\n")
 }
 
 // validSignature checks "sha256=<hex>" against the body's HMAC, in

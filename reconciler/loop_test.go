@@ -506,26 +506,7 @@ func TestAStatusWriteThatFailsIsTriedAgain(t *testing.T) {
 	if err := os.WriteFile(statusDir, []byte("in the way\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	src, err := source.NewDir(ctx, source.DirOptions{Dir: fleet, StatusDir: statusDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	eng, err := sim.New(ctx, sim.Options{Speed: sim.SpeedMax})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	manifests, err := sites.ReadManifestDir(os.DirFS("../examples/extra-manifests"), ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := New(src, eng, WithPolicy(builtinPolicy(t)), WithUntilInstalled(true), WithStatusInterval(0),
-		WithRenderOptions(render.WithDefaultManifests(manifests)))
-	done := make(chan error, 1)
-	go func() { done <- l.Run(ctx) }()
+	l, done := startDirLoop(t, fleet, statusDir, sim.Options{Speed: sim.SpeedMax}, WithUntilInstalled(true))
 
 	deadline := time.Now().Add(time.Minute)
 	for counter(t, l, "siteops_status_write_errors_total") == 0 {
@@ -558,5 +539,121 @@ func TestAStatusWriteThatFailsIsTriedAgain(t *testing.T) {
 		if !strings.Contains(string(data), "\nphase: Installed\n") {
 			t.Errorf("%s.yaml is not Installed:\n%s", name, data)
 		}
+	}
+}
+
+// startDirLoop starts a loop over the directory fleet, with the status in
+// statusDir, on an engine with engOpts; Run's error arrives on the
+// channel. The loop stops at the end of the test.
+func startDirLoop(t *testing.T, fleet, statusDir string, engOpts sim.Options, opts ...Option) (*Loop, chan error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	src, err := source.NewDir(ctx, source.DirOptions{Dir: fleet, StatusDir: statusDir})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	eng, err := sim.New(ctx, engOpts)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	manifests, err := sites.ReadManifestDir(os.DirFS("../examples/extra-manifests"), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := append([]Option{WithPolicy(builtinPolicy(t)), WithStatusInterval(0), WithRenderOptions(render.WithDefaultManifests(manifests))}, opts...)
+	l := New(src, eng, all...)
+	done, stopped := make(chan error, 1), make(chan struct{})
+	go func() {
+		done <- l.Run(ctx)
+		close(stopped)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-stopped:
+		case <-time.After(time.Minute):
+			t.Error("the loop did not stop")
+		}
+		eng.Close()
+		src.Close()
+	})
+	return l, done
+}
+
+func TestManualApprovalThroughTheAPI(t *testing.T) {
+	fleet := t.TempDir()
+	if err := os.CopyFS(fleet, os.DirFS("../examples/fleet")); err != nil {
+		t.Fatal(err)
+	}
+	secret := []byte("approver")
+	l, done := startDirLoop(t, fleet, "status", sim.Options{Speed: sim.SpeedMax, Approve: sim.ApproveManual},
+		WithUntilInstalled(true), WithWebhookSecret(secret))
+	web := httptest.NewServer(l.Handler())
+	defer web.Close()
+	approve := func(site, host string, key []byte) int {
+		body := []byte(`{"host":"` + host + `"}`)
+		mac := hmac.New(sha256.New, key)
+		mac.Write(body)
+		req, _ := http.NewRequest(http.MethodPost, web.URL+"/api/sites/"+site+"/approve", bytes.NewReader(body))
+		req.Header.Set(SignatureHeader, "sha256="+hex.EncodeToString(mac.Sum(nil)))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+
+	// Every host registers and waits for a person.
+	hosts := map[string][]string{}
+	deadline := time.Now().Add(time.Minute)
+	for len(hosts) < len(exampleSites) {
+		if time.Now().After(deadline) {
+			t.Fatalf("hosts never all waited for approval: %v", hosts)
+		}
+		hosts = map[string][]string{}
+		for _, d := range l.Documents() {
+			var names []string
+			for _, h := range d.Hosts {
+				if h.Agent != "" && !h.Approved {
+					names = append(names, h.Name)
+				}
+			}
+			if len(names) == len(d.Hosts) && len(names) > 0 {
+				hosts[d.Site] = names
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code := approve("marlow-sno-01", hosts["marlow-sno-01"][0], []byte("guess")); code != http.StatusUnauthorized {
+		t.Errorf("approval signed with another secret: %d, want 401", code)
+	}
+	if code := approve("nosuch-site", "x", secret); code != http.StatusNotFound {
+		t.Errorf("approval for an unknown site: %d, want 404", code)
+	}
+	if code := approve("marlow-sno-01", "nosuch-host", secret); code != http.StatusConflict {
+		t.Errorf("approval of an unknown host: %d, want 409", code)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("Run returned %v before any approval", err)
+	default:
+	}
+	for site, names := range hosts {
+		for _, h := range names {
+			if code := approve(site, h, secret); code != http.StatusAccepted {
+				t.Errorf("approve %s %s: %d", site, h, code)
+			}
+		}
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run = %v, want every site installed once approved", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the approved sites did not install")
 	}
 }

@@ -70,7 +70,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}),
 		webhookRefused: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "siteops_webhook_refused_total",
-			Help: "Webhook requests refused for a missing or wrong signature.",
+			Help: "Webhook and approval requests refused for a missing or wrong signature.",
 		}),
 	}
 	for _, c := range []prometheus.Collector{m.passDuration, m.passErrors, m.sitesApplied, m.sitesPerPhase,
