@@ -47,12 +47,31 @@ type loader struct {
 	res  *loadResult
 	seen map[string]bool
 	kept atomic.Int64
+	// byUnit and byGenerated index the known sites by load unit, and
+	// the generator sites by file.
+	byUnit, byGenerated map[string][]string
+}
+
+// cover marks sites as expected back from the load.
+func (ld *loader) cover(names []string) {
+	for _, n := range names {
+		ld.res.covered[n] = true
+	}
 }
 
 // load reads what w asks for from fsys and renders it.
 func (l *Loop) load(ctx context.Context, fsys fs.FS, w *work) (*loadResult, error) {
 	ld := &loader{l: l, fsys: fsys, r: render.New(l.o.renderOpts...), seen: map[string]bool{},
-		res: &loadResult{covered: map[string]bool{}, reads: map[string]map[string]struct{}{}}}
+		res:    &loadResult{covered: map[string]bool{}, reads: map[string]map[string]struct{}{}},
+		byUnit: map[string][]string{}, byGenerated: map[string][]string{}}
+	for name, r := range l.ix.sites {
+		if r.unit != "" {
+			ld.byUnit[r.unit] = append(ld.byUnit[r.unit], name)
+		}
+		if r.generator != "" {
+			ld.byGenerated[r.source] = append(ld.byGenerated[r.source], name)
+		}
+	}
 	if w.full {
 		u := findUnits(fsys)
 		w.files, w.kustomizations, w.generated = map[string]bool{}, map[string]bool{}, nil
@@ -87,11 +106,7 @@ func (l *Loop) load(ctx context.Context, fsys fs.FS, w *work) (*loadResult, erro
 func (ld *loader) files(ctx context.Context, files []string) error {
 	var paths []string
 	for _, f := range files {
-		for name, r := range ld.l.ix.sites {
-			if r.unit == f {
-				ld.res.covered[name] = true
-			}
-		}
+		ld.cover(ld.byUnit[f])
 		if _, err := fs.Stat(ld.fsys, f); err == nil || !isNotExist(err) {
 			paths = append(paths, f)
 		}
@@ -104,11 +119,7 @@ func (ld *loader) files(ctx context.Context, files []string) error {
 
 // kustomization rebuilds a kustomization unit, recording what it reads.
 func (ld *loader) kustomization(ctx context.Context, dir string) error {
-	for name, r := range ld.l.ix.sites {
-		if r.unit == dir {
-			ld.res.covered[name] = true
-		}
-	}
+	ld.cover(ld.byUnit[dir])
 	view, rec := newFSView(ld.fsys, nil)
 	gens := map[string]generatorList{}
 	var generated []*sites.Site
@@ -166,11 +177,7 @@ func (ld *loader) generated(ctx context.Context, dir string, files map[string]bo
 	var b strings.Builder
 	b.WriteString("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\ngenerators:\n")
 	for _, f := range slices.Sorted(maps.Keys(files)) {
-		for name, r := range ld.l.ix.sites {
-			if r.source == f && r.generator != "" {
-				ld.res.covered[name] = true
-			}
-		}
+		ld.cover(ld.byGenerated[f])
 		if !listed[f] {
 			continue // no longer listed: its sites are gone
 		}
