@@ -38,9 +38,11 @@ type Loop struct {
 	ready atomic.Bool
 
 	// dirty holds the sites whose engine status changed since the last
-	// status write; notify is signalled when it gains one.
+	// status write, fresh those since their progress was last logged;
+	// notify is signalled when they gain one.
 	dirtyMu sync.Mutex
 	dirty   map[string]struct{}
+	fresh   map[string]struct{}
 	notify  chan struct{}
 
 	// out holds the encoded documents, as last written; saved the state
@@ -62,15 +64,17 @@ type fleetState struct {
 	lastError string
 	// applyRetry lists sites whose Apply failed, reloaded at the next pass.
 	applyRetry map[string]struct{}
-	// started is set once a pass has loaded the whole tree.
-	started bool
+	// started is set once a pass has loaded the whole tree; reloadAll
+	// when a pass failed half-way, so that the next one loads the whole
+	// tree again (the revision that failed is not offered again).
+	started, reloadAll bool
 }
 
 // New returns a loop over src and eng.
 func New(src source.Source, eng engine.Engine, opts ...Option) *Loop {
 	o := applyOptions(opts)
 	return &Loop{src: src, eng: eng, o: o, m: newMetrics(o.registerer), ix: newIndex(),
-		dirty: map[string]struct{}{}, notify: make(chan struct{}, 1), out: newWriteback(),
+		dirty: map[string]struct{}{}, fresh: map[string]struct{}{}, notify: make(chan struct{}, 1), out: newWriteback(),
 		fleet: fleetState{applyRetry: map[string]struct{}{}}}
 }
 
@@ -118,7 +122,8 @@ func (l *Loop) Run(ctx context.Context) error {
 		timer     *time.Timer
 		timerC    <-chan time.Time
 		lastWrite time.Time
-		backoff   = newBackoff() // between reads of the source that fail
+		gap       = l.o.statusInterval // between two progress writes
+		backoff   = newBackoff()       // between reads of the source that fail
 		retry     = newBackoff() // between status writes that fail
 	)
 	// arm makes the timer fire in d, unless it is set already.
@@ -128,10 +133,14 @@ func (l *Loop) Run(ctx context.Context) error {
 			timerC = timer.C
 		}
 	}
-	// wrote notes a status write and, when it failed, arms a retry.
-	wrote := func(ok bool) {
+	// wrote notes a status write that took the given time and, when it failed,
+	// arms a retry. Progress writes keep at least twice the time of the
+	// last one between them, so that writing a large fleet's status
+	// never takes most of the loop's time.
+	wrote := func(ok bool, took time.Duration) {
 		if ok {
 			lastWrite = time.Now()
+			gap = max(l.o.statusInterval, 2*took)
 		}
 		if l.out.pending {
 			arm(retry.next())
@@ -166,25 +175,29 @@ func (l *Loop) Run(ctx context.Context) error {
 				continue
 			}
 			backoff.reset()
+			start := time.Now()
 			err := l.reconcile(work, r.snap)
 			next()
 			if err != nil {
+				l.fleet.reloadAll = true
 				l.failed("reconcile revision "+r.snap.Revision, err)
 				continue
 			}
-			wrote(true)
+			wrote(true, time.Since(start))
 		case <-l.notify:
 			if l.fleet.started {
 				l.watch(work)
 			}
-			if wait := l.o.statusInterval - time.Since(lastWrite); wait > 0 && l.fleet.started && !l.settled(work) {
+			if wait := gap - time.Since(lastWrite); wait > 0 && l.fleet.started && !l.settled(work) {
 				arm(wait)
 				continue
 			}
-			wrote(l.progress(work))
+			start := time.Now()
+			wrote(l.progress(work), time.Since(start))
 		case <-timerC:
 			timer, timerC = nil, nil
-			wrote(l.progress(work))
+			start := time.Now()
+			wrote(l.progress(work), time.Since(start))
 		}
 		if done, err := l.finished(); done {
 			return err
@@ -251,6 +264,7 @@ func (l *Loop) markDirty(names ...string) {
 	l.dirtyMu.Lock()
 	for _, n := range names {
 		l.dirty[n] = struct{}{}
+		l.fresh[n] = struct{}{}
 	}
 	l.dirtyMu.Unlock()
 	select {

@@ -24,7 +24,7 @@ func (l *Loop) reconcile(ctx context.Context, snap source.Snapshot) error {
 	start := time.Now()
 	kind := passIncremental
 	var w *work
-	if !l.fleet.started || snap.Changed == nil {
+	if !l.fleet.started || l.fleet.reloadAll || snap.Changed == nil {
 		kind, w = passFull, newWork()
 		w.full = true
 	} else {
@@ -52,7 +52,7 @@ func (l *Loop) reconcile(ctx context.Context, snap source.Snapshot) error {
 	elapsed := time.Since(start)
 	l.m.passDuration.WithLabelValues(kind).Observe(elapsed.Seconds())
 	l.mu.Lock()
-	l.fleet.lastPass, l.fleet.lastError = time.Now(), ""
+	l.fleet.lastPass, l.fleet.lastError, l.fleet.reloadAll = time.Now(), "", false
 	rev := l.fleet.revision
 	l.mu.Unlock()
 	l.m.setRevision(rev, float64(time.Now().Unix()))

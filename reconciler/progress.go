@@ -41,13 +41,14 @@ func (l *Loop) observe(r *record, doc *status.Document) {
 }
 
 // watch logs the progress of the sites whose engine status changed since
-// the last status write.
+// it last looked.
 func (l *Loop) watch(ctx context.Context) {
 	l.dirtyMu.Lock()
-	names := make([]string, 0, len(l.dirty))
-	for n := range l.dirty {
+	names := make([]string, 0, len(l.fresh))
+	for n := range l.fresh {
 		names = append(names, n)
 	}
+	clear(l.fresh)
 	l.dirtyMu.Unlock()
 	for _, name := range names {
 		l.mu.RLock()
