@@ -281,6 +281,9 @@ func (b *bench) startDaemon(ctx context.Context) (int, error) {
 	cmd := exec.Command("git", "daemon", "--reuseaddr", "--listen=127.0.0.1", "--port="+strconv.Itoa(port),
 		"--base-path="+srv, "--export-all", "--enable=receive-pack", srv)
 	cmd.Env = b.env
+	// git daemon forks a process per connection and a listener: they are
+	// stopped as a group.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return 0, err
 	}
@@ -303,7 +306,7 @@ func (b *bench) startDaemon(ctx context.Context) (int, error) {
 
 func (b *bench) stopDaemon() {
 	if b.daemon != nil && b.daemon.Process != nil {
-		b.daemon.Process.Kill()
+		syscall.Kill(-b.daemon.Process.Pid, syscall.SIGKILL)
 		b.daemon.Wait()
 	}
 }
