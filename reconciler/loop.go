@@ -48,6 +48,7 @@ type Loop struct {
 	// out holds the encoded documents, as last written; saved the state
 	// file as last written.
 	out           *writeback
+	published     time.Time // when watch last published the metrics
 	saved         []byte
 	savedRevision string
 }
@@ -124,7 +125,7 @@ func (l *Loop) Run(ctx context.Context) error {
 		lastWrite time.Time
 		gap       = l.o.statusInterval // between two progress writes
 		backoff   = newBackoff()       // between reads of the source that fail
-		retry     = newBackoff() // between status writes that fail
+		retry     = newBackoff()       // between status writes that fail
 	)
 	// arm makes the timer fire in d, unless it is set already.
 	arm := func(d time.Duration) {
@@ -133,14 +134,14 @@ func (l *Loop) Run(ctx context.Context) error {
 			timerC = timer.C
 		}
 	}
-	// wrote notes a status write that took the given time and, when it failed,
-	// arms a retry. Progress writes keep at least twice the time of the
-	// last one between them, so that writing a large fleet's status
-	// never takes most of the loop's time.
-	wrote := func(ok bool, took time.Duration) {
+	// wrote notes a status write and, when it failed, arms a retry.
+	// Progress writes keep at least twice the time of the last write
+	// between them, so that writing a large fleet's status never takes
+	// most of the loop's time.
+	wrote := func(ok bool) {
 		if ok {
 			lastWrite = time.Now()
-			gap = max(l.o.statusInterval, 2*took)
+			gap = max(l.o.statusInterval, 2*l.out.took)
 		}
 		if l.out.pending {
 			arm(retry.next())
@@ -175,7 +176,6 @@ func (l *Loop) Run(ctx context.Context) error {
 				continue
 			}
 			backoff.reset()
-			start := time.Now()
 			err := l.reconcile(work, r.snap)
 			next()
 			if err != nil {
@@ -183,7 +183,7 @@ func (l *Loop) Run(ctx context.Context) error {
 				l.failed("reconcile revision "+r.snap.Revision, err)
 				continue
 			}
-			wrote(true, time.Since(start))
+			wrote(true)
 		case <-l.notify:
 			if l.fleet.started {
 				l.watch(work)
@@ -192,12 +192,10 @@ func (l *Loop) Run(ctx context.Context) error {
 				arm(wait)
 				continue
 			}
-			start := time.Now()
-			wrote(l.progress(work), time.Since(start))
+			wrote(l.progress(work))
 		case <-timerC:
 			timer, timerC = nil, nil
-			start := time.Now()
-			wrote(l.progress(work), time.Since(start))
+			wrote(l.progress(work))
 		}
 		if done, err := l.finished(); done {
 			return err

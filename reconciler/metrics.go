@@ -46,7 +46,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}),
 		sitesPerPhase: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "siteops_sites",
-			Help: "Sites by phase, as their status documents show it.",
+			Help: "Sites by phase, as last reported (status documents follow within the status interval).",
 		}, []string{"phase"}),
 		findings: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "siteops_policy_findings",

@@ -3,6 +3,7 @@ package reconciler
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/reconciler/status"
@@ -40,9 +41,19 @@ func (l *Loop) observe(r *record, doc *status.Document) {
 	}
 }
 
+// publishEvery bounds how often watch counts the sites per phase for the
+// metrics: counting is a walk over the fleet.
+const publishEvery = time.Second
+
 // watch logs the progress of the sites whose engine status changed since
-// it last looked.
+// it last looked, and keeps the metrics of phases current.
 func (l *Loop) watch(ctx context.Context) {
+	if time.Since(l.published) >= publishEvery {
+		defer func() {
+			l.publish()
+			l.published = time.Now()
+		}()
+	}
 	l.dirtyMu.Lock()
 	names := make([]string, 0, len(l.fresh))
 	for n := range l.fresh {

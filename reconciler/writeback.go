@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/internal/tomap"
@@ -24,6 +25,8 @@ type writeback struct {
 	// failed, so that the next one writes even if nothing changed since.
 	readme  []byte
 	pending bool
+	// took is how long the last write took, encoding included.
+	took time.Duration
 }
 
 func newWriteback() *writeback {
@@ -81,6 +84,8 @@ func encodeDocument(doc *status.Document) ([]byte, error) {
 // reports whether it wrote.
 func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool, error) {
 	wb := l.out
+	start := time.Now()
+	defer func() { wb.took = time.Since(start) }()
 	var changed, gone []string
 	for _, name := range slices.Sorted(maps.Keys(names)) {
 		l.mu.RLock()
@@ -161,7 +166,12 @@ func (l *Loop) publish() {
 	findings := map[[2]string]int{}
 	l.mu.RLock()
 	for _, r := range l.ix.sites {
-		phase[r.phase]++
+		// The phase last seen, which may be newer than the one written.
+		if r.seen.phase != "" {
+			phase[r.seen.phase]++
+		} else {
+			phase[r.phase]++
+		}
 		for _, f := range r.findings {
 			findings[findingKey(f)]++
 		}
