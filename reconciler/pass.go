@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -62,6 +63,12 @@ func (l *Loop) reconcile(ctx context.Context, snap source.Snapshot) error {
 		if err := m.MarkReconciled(snap.Revision); err != nil {
 			log.Warn("cannot record the revision as reconciled; a restart reloads from the previous one", "error", err)
 		}
+	}
+	if kind == passFull {
+		// A full pass held the whole fleet (sites, bundles cut for the
+		// policies, the policies' input); give that memory back now
+		// rather than keep it for passes that load a few sites.
+		debug.FreeOSMemory()
 	}
 	log.Info("pass finished", "kind", kind, "sites", len(changed), "duration", elapsed.Round(time.Millisecond))
 	log.Debug("pass steps", steps.attrs()...)
