@@ -110,39 +110,37 @@ func (c *converter) checkSyncWave(path string, ann map[string]string) {
 
 // crSuppression: cluster-level entries suppressed only cluster objects.
 func (c *converter) crSuppression() {
-	var out []string
-	for j, kind := range c.cluster.CrSuppression {
-		path := c.path(fmt.Sprintf("crSuppression[%d]", j))
-		switch {
-		case slices.Contains(sitecfgNodeKinds, kind):
-			c.noEffect(path, kind, "this suppression", "cluster-level crSuppression")
-		case !renderedByCI(kind):
-			c.dropKind(path, kind, "this suppression has")
-		case !slices.Contains(out, kind):
-			out = append(out, kind)
-		}
-	}
-	if len(out) > 0 {
-		c.spec["suppressedManifests"] = stringList(out)
-	}
+	c.suppression(c.cluster.CrSuppression, func(j int) string { return c.path(fmt.Sprintf("crSuppression[%d]", j)) },
+		false, c.spec)
 }
 
 // nodeCRSuppression: node-level entries suppressed only node objects.
 func (c *converter) nodeCRSuppression(i int) {
+	c.suppression(c.cluster.Nodes[i].CrSuppression, func(j int) string { return c.nodePath(i, fmt.Sprintf("crSuppression[%d]", j)) },
+		true, c.node(i))
+}
+
+// suppression carries a crSuppression list over to suppressedManifests in
+// into: an entry for a kind of the other level never had an effect, and
+// one for a kind ClusterInstance does not render is dropped.
+func (c *converter) suppression(list []string, path func(j int) string, nodeLevel bool, into map[string]any) {
+	level := "cluster-level crSuppression"
+	if nodeLevel {
+		level = "node-level crSuppression"
+	}
 	var out []string
-	for j, kind := range c.cluster.Nodes[i].CrSuppression {
-		path := c.nodePath(i, fmt.Sprintf("crSuppression[%d]", j))
+	for j, kind := range list {
 		switch {
-		case !slices.Contains(sitecfgNodeKinds, kind):
-			c.noEffect(path, kind, "this suppression", "node-level crSuppression")
+		case slices.Contains(sitecfgNodeKinds, kind) != nodeLevel:
+			c.noEffect(path(j), kind, "this suppression", level)
 		case !renderedByCI(kind):
-			c.dropKind(path, kind, "this suppression has")
+			c.dropKind(path(j), kind, "this suppression has")
 		case !slices.Contains(out, kind):
 			out = append(out, kind)
 		}
 	}
 	if len(out) > 0 {
-		c.node(i)["suppressedManifests"] = stringList(out)
+		into["suppressedManifests"] = stringList(out)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/siteops/siteops/internal/tomap"
 	"github.com/siteops/siteops/sites"
 )
 
@@ -76,7 +77,7 @@ func (c *converter) cleaningMode(i int) {
 
 func (c *converter) rootDeviceHints(i int) {
 	if h := c.cluster.Nodes[i].RootDeviceHints; len(h) > 0 {
-		c.node(i)["rootDeviceHints"] = deepCopy(h)
+		c.node(i)["rootDeviceHints"] = tomap.Copy(h)
 	}
 }
 
@@ -87,7 +88,7 @@ func (c *converter) nodeNetwork(i int) {
 	}
 	out := map[string]any{}
 	if len(nn.Config) > 0 {
-		out["config"] = deepCopy(nn.Config)
+		out["config"] = tomap.Copy(nn.Config)
 	}
 	if len(nn.Interfaces) > 0 {
 		ifs := make([]any, len(nn.Interfaces))

@@ -42,28 +42,6 @@ func cidrList(cidrs []string) []any {
 	return out
 }
 
-// deepCopy copies a decoded free-form value (nmstate, rootDeviceHints) so
-// that the document shares nothing with the site.
-func deepCopy(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = deepCopy(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = deepCopy(e)
-		}
-		return out
-	case int:
-		return int64(v)
-	}
-	return v
-}
-
 // setString sets key to s unless s is empty: ClusterInstance leaves unset
 // optional strings out.
 func setString(m map[string]any, key, s string) {

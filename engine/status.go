@@ -40,10 +40,13 @@ type Condition struct {
 
 // ResourceStatus is the status of one applied object.
 type ResourceStatus struct {
-	Kind       string      `json:"kind"`
-	Namespace  string      `json:"namespace,omitempty"`
-	Name       string      `json:"name"`
-	Conditions []Condition `json:"conditions,omitempty"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	// ISODownloadURL is an InfraEnv's status.isoDownloadURL: where a host
+	// that is not booted through a BareMetalHost gets its discovery image.
+	ISODownloadURL string      `json:"isoDownloadURL,omitempty"`
+	Conditions     []Condition `json:"conditions,omitempty"`
 }
 
 // Validation is one failing or pending validation of a host or cluster.

@@ -96,7 +96,13 @@ func Load(ctx context.Context, opts ...Option) (*Engine, error) {
 		e.byID[r.ID] = r
 		if r.ref != nil {
 			b := fmt.Sprintf("r%d", len(e.queried))
-			q = append(q, fmt.Sprintf("%s = [x | x := %s[_]]", b, r.ref))
+			if r.user {
+				// A user rule may be a complete rule, undefined when
+				// its body fails: collect it, so the query never is.
+				q = append(q, fmt.Sprintf("%s = [x | x := %s[_]]", b, r.ref))
+			} else {
+				q = append(q, fmt.Sprintf("%s = %s", b, r.ref)) // a set, checked by builtinRules
+			}
 			e.queried, e.bindings = append(e.queried, r), append(e.bindings, b)
 		}
 	}

@@ -41,11 +41,6 @@ func (r *siteRender) agentClusterInstall() (any, error) {
 	}
 	md := r.meta(KindAgentClusterInstall, c.ClusterName, c.ClusterName)
 	md.Annotations[AnnotationInstallConfigOverrides] = overrides
-	for i := range c.Nodes {
-		if c.Nodes[i].Cpuset != "" {
-			md.Annotations[AnnotationDeprecatedCpuset] = DeprecatedCpusetMessage
-		}
-	}
 	aci := &extv1beta1.AgentClusterInstall{
 		TypeMeta:   typeMeta(extv1beta1.SchemeGroupVersion.String(), KindAgentClusterInstall),
 		ObjectMeta: md,

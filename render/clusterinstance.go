@@ -352,7 +352,7 @@ func (cr *ciRender) nmStateConfig(i int) (map[string]any, error) {
 	md["labels"] = map[string]any{LabelNMState: name}
 	spec := map[string]any{"config": nil, "interfaces": nil}
 	if n.NodeNetwork.Config != nil {
-		spec["config"] = deepCopy(n.NodeNetwork.Config)
+		spec["config"] = tomap.Copy(n.NodeNetwork.Config)
 	}
 	if len(n.NodeNetwork.Interfaces) > 0 {
 		l := make([]any, len(n.NodeNetwork.Interfaces))

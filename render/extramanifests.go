@@ -247,7 +247,9 @@ func filterManifests(entries map[string]manifestEntry, f *sites.Filter) error {
 	}
 	check := func(list []string, which string) error {
 		for i, name := range list {
-			if slices.Contains(list[:i], name) {
+			// A file excluded twice is gone the second time, which the
+			// generator reports; one included twice is simply kept.
+			if which == "exclude" && slices.Contains(list[:i], name) {
 				return fmt.Errorf("extraManifests.filter.%s names %s twice; list each file once", which, name)
 			}
 			if _, ok := entries[name]; !ok {

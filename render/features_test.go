@@ -62,6 +62,17 @@ func object(t *testing.T, b *render.Bundle, kind, name string) map[string]any {
 	return nil
 }
 
+// wantProblem fails unless rendering failed with a problem containing want.
+func wantProblem(t *testing.T, b *render.Bundle, problems sites.Problems, want string) {
+	t.Helper()
+	for _, p := range problems {
+		if b == nil && strings.Contains(p.Error(), want) {
+			return
+		}
+	}
+	t.Fatalf("bundle %v, problems %v; want a problem containing %q", b != nil, problems, want)
+}
+
 func get(m map[string]any, path ...string) any {
 	var v any = m
 	for _, p := range path {
@@ -84,6 +95,7 @@ func TestCRTemplates(t *testing.T) {
 		check   func(t *testing.T, b *render.Bundle)
 		problem string // an error problem containing this, instead of a bundle
 		warning string
+		v2      bool // a ran.openshift.io/v2 SiteConfig
 	}{
 		{
 			name:  "AgentClusterInstall placeholders see the derived overrides and image set",
@@ -183,11 +195,139 @@ spec:
 			},
 		},
 		{
+			name:  "placeholders are whole values of mappings; lists and mixed text are kept as written",
+			nodes: node + "      crTemplates: {BareMetalHost: t/bmh.yaml}\n",
+			files: map[string]string{"t/bmh.yaml": `apiVersion: metal3.io/v1alpha1
+kind: BareMetalHost
+metadata:
+  name: "{{.Node.HostName}}"
+  namespace: "{{   .Cluster.ClusterName }}"
+  annotations:
+    argocd.argoproj.io/sync-wave: "3"
+    example.com/list: ["{{ .Node.HostName }}", {host: "{{ .Node.HostName }}"}]
+    example.com/suffix: "{{ .Node.HostName }}-data"
+    example.com/two: "{{ .Cluster.ClusterName }}-{{ .Node.HostName }}"
+    example.com/piped: "{{ .Node.HostName | quote }}"
+    example.com/through-nodes: "{{ .Cluster.Nodes.BmcAddress }}"
+    example.com/through-clusters: "{{ .Site.Clusters.ClusterName }}"
+    example.com/into-a-map: "{{ .Node.NodeLabels.zone }}"
+spec:
+  bootMACAddress: "{{ .Node.BootMACAddress }}"
+`},
+			check: func(t *testing.T, b *render.Bundle) {
+				bmh := object(t, b, "BareMetalHost", "n0")
+				ann := get(bmh, "metadata", "annotations").(map[string]any)
+				want := map[string]any{
+					"example.com/list":             []any{"{{ .Node.HostName }}", map[string]any{"host": "{{ .Node.HostName }}"}},
+					"example.com/suffix":           "{{ .Node.HostName }}-data",
+					"example.com/through-nodes":    "redfish://192.0.2.1/x",
+					"example.com/through-clusters": "c1",
+				}
+				for k, v := range want {
+					if !sameData(ann[k], v) {
+						t.Errorf("annotation %s = %#v, want %#v", k, ann[k], v)
+					}
+				}
+				for _, k := range []string{"example.com/two", "example.com/piped", "example.com/into-a-map"} {
+					if v, ok := ann[k]; ok {
+						t.Errorf("annotation %s = %#v; a placeholder naming no field removes its key", k, v)
+					}
+				}
+				if get(bmh, "metadata", "name") != "n0" || get(bmh, "metadata", "namespace") != "c1" {
+					t.Errorf("metadata %v", get(bmh, "metadata"))
+				}
+			},
+		},
+		{
+			name:    "a placeholder outside .Site, .Cluster and .Node is an error",
+			nodes:   node + "      crTemplates: {BareMetalHost: t/bmh.yaml}\n",
+			files:   map[string]string{"t/bmh.yaml": "apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: n0\n  namespace: c1\n  annotations: {argocd.argoproj.io/sync-wave: \"3\"}\nspec: {online: \"{{ .Spec.Online }}\"}\n"},
+			problem: "placeholder {{ .Spec.Online }} could not be translated",
+		},
+		{
+			name:  "a ConfigMap override that renders the site ConfigMap's name applies to it alone",
+			v2:    true,
+			extra: "    siteConfigMap: {data: {k: v}}\n    crTemplates: {ConfigMap: t/cm.yaml}\n",
+			nodes: node,
+			files: map[string]string{"t/cm.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: "{{ .Cluster.SiteConfigMap.Name }}"
+  namespace: "{{ .Cluster.SiteConfigMap.Namespace }}"
+  annotations: {argocd.argoproj.io/sync-wave: "2", example.com/x: "y"}
+data: {other: "1"}
+`},
+			check: func(t *testing.T, b *render.Bundle) {
+				site := object(t, b, "ConfigMap", "ztp-site-c1")
+				if get(site, "metadata", "annotations", "example.com/x") != "y" || !sameData(get(site, "data"), map[string]any{"other": "1"}) {
+					t.Errorf("site ConfigMap %v, want the override", site)
+				}
+				if get(object(t, b, "ConfigMap", "c1"), "metadata", "annotations", "example.com/x") != nil {
+					t.Error("the override reached the extra-manifest ConfigMap")
+				}
+			},
+		},
+		{
+			name:  "a ConfigMap override for the extra-manifest ConfigMap leaves the site ConfigMap alone, without a warning",
+			v2:    true,
+			extra: "    siteConfigMap: {name: site-cm, data: {}}\n    crTemplates: {ConfigMap: t/cm.yaml}\n",
+			nodes: node,
+			files: map[string]string{"t/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c1\n  namespace: c1\n  annotations: {argocd.argoproj.io/sync-wave: \"1\", example.com/x: y}\n"},
+			check: func(t *testing.T, b *render.Bundle) {
+				site := object(t, b, "ConfigMap", "site-cm")
+				if get(site, "metadata", "namespace") != "ztp-site" || !sameData(get(site, "data"), map[string]any{}) {
+					t.Errorf("site ConfigMap %v, want namespace ztp-site and data {}", site)
+				}
+				if get(object(t, b, "ConfigMap", "c1"), "metadata", "annotations", "example.com/x") != "y" {
+					t.Error("the override did not reach the extra-manifest ConfigMap")
+				}
+			},
+		},
+		{
+			name:    "a ConfigMap override that fits neither ConfigMap is ignored with a warning",
+			v2:      true,
+			extra:   "    siteConfigMap: {name: site-cm}\n    crTemplates: {ConfigMap: t/cm.yaml}\n",
+			nodes:   node,
+			files:   map[string]string{"t/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n  namespace: c1\n  annotations: {argocd.argoproj.io/sync-wave: \"1\"}\n"},
+			warning: "renders c1/other, not c1/c1; the override is ignored",
+			check:   func(t *testing.T, b *render.Bundle) { object(t, b, "ConfigMap", "site-cm") },
+		},
+		{
+			name:  "deprecation warnings are written on overridden objects too",
+			extra: "    extraManifestPath: user\n    crTemplates: {AgentClusterInstall: t/aci.yaml, ConfigMap: t/cm.yaml}\n",
+			nodes: node + "      cpuset: 0-1\n",
+			files: map[string]string{
+				"user/01-x.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n",
+				"t/aci.yaml":     "apiVersion: extensions.hive.openshift.io/v1beta1\nkind: AgentClusterInstall\nmetadata:\n  name: c1\n  namespace: c1\n  annotations: {argocd.argoproj.io/sync-wave: \"1\", ran.openshift.io/ztp-warning-field-deprecation-cpuset: mine}\n",
+				"t/cm.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c1\n  namespace: c1\n  annotations: {argocd.argoproj.io/sync-wave: \"1\"}\n",
+			},
+			check: func(t *testing.T, b *render.Bundle) {
+				aci := object(t, b, "AgentClusterInstall", "c1")
+				if got := get(aci, "metadata", "annotations", render.AnnotationDeprecatedCpuset); got != render.DeprecatedCpusetMessage {
+					t.Errorf("cpuset warning on the overridden AgentClusterInstall = %v", got)
+				}
+				cm := object(t, b, "ConfigMap", "c1")
+				if got := get(cm, "metadata", "annotations", render.AnnotationDeprecatedExtraManifestPath); got != render.DeprecatedExtraManifestPathMessage {
+					t.Errorf("extraManifestPath warning on the overridden ConfigMap = %v", got)
+				}
+				if get(cm, "data", "01-x.yaml") == nil {
+					t.Error("the extra manifests are not merged into the overridden ConfigMap")
+				}
+			},
+		},
+		{
 			name:    "an override must keep the default sync wave",
 			extra:   "    crTemplates: {KlusterletAddonConfig: t/kac.yaml}\n",
 			nodes:   node,
 			files:   map[string]string{"t/kac.yaml": "apiVersion: agent.open-cluster-management.io/v1\nkind: KlusterletAddonConfig\nmetadata:\n  name: c1\n  namespace: c1\n  annotations: {argocd.argoproj.io/sync-wave: \"5\"}\n"},
 			problem: `site.yaml:12:19: site c1: spec.clusters[0].crTemplates.KlusterletAddonConfig: crTemplates KlusterletAddonConfig: t/kac.yaml has sync-wave "5"; it must keep the default "2"`,
+		},
+		{
+			name:    "an override's sync wave must be a string",
+			extra:   "    crTemplates: {KlusterletAddonConfig: t/kac.yaml}\n",
+			nodes:   node,
+			files:   map[string]string{"t/kac.yaml": "apiVersion: agent.open-cluster-management.io/v1\nkind: KlusterletAddonConfig\nmetadata:\n  name: c1\n  namespace: c1\n  annotations: {argocd.argoproj.io/sync-wave: 2}\n"},
+			problem: `t/kac.yaml has sync-wave 2, not a string; write it quoted, as the default "2"`,
 		},
 		{
 			name:    "an override of another kind",
@@ -211,22 +351,17 @@ spec:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			files := map[string]string{"site.yaml": baseSite + tt.extra + tt.nodes}
+			site := baseSite
+			if tt.v2 {
+				site = strings.Replace(site, "ran.openshift.io/v1", "ran.openshift.io/v2", 1)
+			}
+			files := map[string]string{"site.yaml": site + tt.extra + tt.nodes}
 			for k, v := range tt.files {
 				files[k] = v
 			}
 			b, problems := renderMap(t, files, "")
 			if tt.problem != "" {
-				if b != nil {
-					t.Fatal("rendered, want a problem")
-				}
-				found := false
-				for _, p := range problems {
-					found = found || strings.Contains(p.Error(), tt.problem)
-				}
-				if !found {
-					t.Fatalf("problems %v\nwant one containing %q", problems, tt.problem)
-				}
+				wantProblem(t, b, problems, tt.problem)
 				return
 			}
 			if b == nil {
@@ -267,9 +402,22 @@ func TestExtraManifestTemplates(t *testing.T) {
 		{name: "range over a number is refused",
 			manifests: map[string]string{"m/x.yaml.tmpl": "{{ range 100000000 }}{{ end }}kind: X\n"},
 			problem:   "range over 100000000 is not allowed"},
-		{name: "range over a function result is refused",
-			manifests: map[string]string{"m/x.yaml.tmpl": "{{ range (len .Data.Nodes) }}{{ end }}kind: X\n"},
-			problem:   "is not allowed; range over fields of .Data"},
+		{name: "range over a variable holding a number is refused",
+			manifests: map[string]string{"m/x.yaml.tmpl": "{{ $n := 5 }}{{ $m := $n }}{{ $m = or 0 100000000 }}{{ range $m }}{{ end }}kind: X\n"},
+			problem:   "range over $m is not allowed"},
+		{name: "range over or of a number is refused",
+			manifests: map[string]string{"m/x.yaml.tmpl": "{{ range or .Data.NoSuchField 100000000 }}{{ end }}kind: X\n"},
+			problem:   "is not allowed: it may be a number the template writes itself"},
+		{name: "with a number is refused, so that dot is always data",
+			manifests: map[string]string{"m/x.yaml.tmpl": "{{ with 100000000 }}{{ range . }}{{ end }}{{ end }}kind: X\n"},
+			problem:   "with 100000000 is not allowed"},
+		{name: "a number passed to a template is refused",
+			manifests: map[string]string{"m/x.yaml.tmpl": "{{ define \"t\" }}{{ range . }}{{ end }}{{ end }}{{ template \"t\" 100000000 }}kind: X\n"},
+			problem:   "passing 100000000 to template"},
+		{name: "ranges over the data, through variables, index and len, are allowed",
+			manifests: map[string]string{"m/x.yaml.tmpl": "{{ $nodes := .Data.Nodes }}kind: X\nhosts:\n{{ range $nodes }}- {{ .HostName }}\n{{ end }}" +
+				"{{ range (index .Data.Nodes 0).DiskPartition }}{{ end }}{{ range $i := len .Data.Nodes }}- {{ $i }}\n{{ end }}"},
+			wantKeys: []string{"-x.yaml"}},
 		{name: "a huge printf width is refused",
 			manifests: map[string]string{"m/x.yaml.tmpl": "{{ $a := printf \"%01000000d\" 0 }}kind: X\n"},
 			problem:   "printf width or precision over"},
@@ -288,13 +436,7 @@ func TestExtraManifestTemplates(t *testing.T) {
 			}
 			b, problems := renderMap(t, files, "m")
 			if tt.problem != "" {
-				found := false
-				for _, p := range problems {
-					found = found || strings.Contains(p.Error(), tt.problem)
-				}
-				if b != nil || !found {
-					t.Fatalf("bundle %v, problems %v; want a problem containing %q", b != nil, problems, tt.problem)
-				}
+				wantProblem(t, b, problems, tt.problem)
 				return
 			}
 			if b == nil {
@@ -399,13 +541,7 @@ func TestClusterInstanceRendering(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b, problems := renderMap(t, map[string]string{"site.yaml": ciSite + tt.spec}, "")
 			if tt.problem != "" {
-				found := false
-				for _, p := range problems {
-					found = found || strings.Contains(p.Error(), tt.problem)
-				}
-				if b != nil || !found {
-					t.Fatalf("bundle %v, problems %v; want a problem containing %q", b != nil, problems, tt.problem)
-				}
+				wantProblem(t, b, problems, tt.problem)
 				return
 			}
 			if b == nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/siteops/siteops/internal/tomap"
 	"github.com/siteops/siteops/internal/yamlenc"
 )
 
@@ -65,7 +66,7 @@ func mergeRole(role string, names []string, entries map[string]manifestEntry) (m
 		spec, _ := nestedMap(entries[n].content, "spec")
 		if cfg, ok := spec["config"].(map[string]any); ok {
 			if config == nil {
-				config = deepCopy(cfg).(map[string]any)
+				config = tomap.Copy(cfg).(map[string]any)
 			} else {
 				mergeIgnition(config, cfg)
 			}
@@ -148,13 +149,13 @@ func mergeIgnition(dst, src map[string]any) {
 				continue
 			}
 		}
-		dst[k] = deepCopy(sv)
+		dst[k] = tomap.Copy(sv)
 	}
 }
 
 func mergeList(dst, src []any, key string) []any {
 	if key == "" {
-		return append(dst, deepCopy(src).([]any)...)
+		return append(dst, tomap.Copy(src).([]any)...)
 	}
 	index := map[any]int{}
 	for i, e := range dst {
@@ -168,25 +169,7 @@ func mergeList(dst, src []any, key string) []any {
 			mergeIgnition(dst[i].(map[string]any), m)
 			continue
 		}
-		dst = append(dst, deepCopy(e))
+		dst = append(dst, tomap.Copy(e))
 	}
 	return dst
-}
-
-func deepCopy(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(t))
-		for k, e := range t {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		s := make([]any, len(t))
-		for i, e := range t {
-			s[i] = deepCopy(e)
-		}
-		return s
-	}
-	return v
 }

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/siteops/siteops/internal/tomap"
 	"github.com/siteops/siteops/sites"
 )
 
@@ -75,6 +76,9 @@ type siteRender struct {
 	data     *sites.Clusters
 	problems sites.Problems
 	objs     []*Object
+	// configMapOverrides holds, for each ConfigMap a ConfigMap crTemplate
+	// was tried on, why it was ignored ("" when it was applied).
+	configMapOverrides []string
 }
 
 func (r *siteRender) fieldError(field, format string, args ...any) error {
@@ -94,13 +98,19 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // it renders anything (siteconfig-v1.md §5.1): NetworkType holds the
 // finished install-config overrides JSON, which is what the default
 // AgentClusterInstall's "{{ .Cluster.NetworkType }}" placeholder expects,
-// and ClusterImageSetNameRef falls back to the site's.
+// ClusterImageSetNameRef falls back to the site's, and a v2 site ConfigMap
+// with data but no name gets its default name.
 func derivedData(s *sites.Site) *sites.Clusters {
 	d := *s.Cluster
 	if overrides, err := installConfigOverrides(s.Cluster); err == nil {
 		d.NetworkType = overrides
 	}
 	d.ClusterImageSetNameRef = imageSet(s.Cluster, s.Spec())
+	if scm := d.SiteConfigMap; scm != nil && scm.Name == "" && len(scm.Data) > 0 {
+		named := *scm
+		named.Name = siteConfigMapNamePrefix + d.ClusterName
+		d.SiteConfigMap = &named
+	}
 	return &d
 }
 
@@ -126,7 +136,7 @@ func (r *siteRender) render() ([]*Object, error) {
 		}
 		config := func(content map[string]any) {
 			if c := c.Nodes[i].NodeNetwork.Config; len(c) > 0 {
-				ensureMap(content, "spec")["config"] = deepCopy(c)
+				ensureMap(content, "spec")["config"] = tomap.Copy(c)
 			}
 		}
 		if _, err := r.emitContent(KindNMStateConfig, i, func() (any, error) { return r.nmStateConfig(i) }, config, nil); err != nil {
@@ -167,6 +177,7 @@ func (r *siteRender) render() ([]*Object, error) {
 	if err := r.siteConfigMap(); err != nil {
 		return nil, err
 	}
+	r.warnIgnoredConfigMap()
 	for _, st := range []struct {
 		kind  string
 		build func() (any, error)
@@ -222,6 +233,7 @@ func (r *siteRender) emitContent(kind string, node int, build func() (any, error
 	if err != nil {
 		return nil, err
 	}
+	r.keepEmpty(kind, node, content)
 	if complete != nil {
 		complete(content)
 	}
@@ -257,8 +269,8 @@ func (r *siteRender) crAnnotations(kind string, node int) map[string]string {
 
 // postProcess applies what every generated object gets, overridden or not
 // (siteconfig-v1.md §5.3): crAnnotations (never overwriting a generated
-// annotation), the ZTP annotation, the inspection annotation only when
-// disabled, and the ManagedCluster's auto-detect labels.
+// annotation), the ZTP annotation, the deprecation warnings, the inspection
+// annotation only when disabled, and the ManagedCluster's auto-detect labels.
 func (r *siteRender) postProcess(kind string, node int, content map[string]any) {
 	md := ensureMap(content, "metadata")
 	ann := ensureMap(md, "annotations")
@@ -282,6 +294,11 @@ func (r *siteRender) postProcess(kind string, node int, content map[string]any) 
 		}
 	}
 	ann[AnnotationZTPGenerated] = AnnotationZTPGeneratedValue
+	for _, d := range deprecations {
+		if d.kind == kind && d.used(r.cluster) {
+			ann[d.annotation] = d.message
+		}
+	}
 	if kind == KindManagedCluster {
 		labels := ensureMap(md, "labels")
 		for _, l := range []string{LabelVendor, LabelCloud} {
@@ -308,7 +325,6 @@ func (r *siteRender) manifestsConfigMap() error {
 			ObjectMeta: r.meta(KindConfigMap, c.ClusterName, c.ClusterName),
 			Data:       make(map[string]string, len(entries)),
 		}
-		r.deprecateExtraManifestPath(cm.Annotations)
 		for k, e := range entries {
 			cm.Data[k] = e.text
 		}
@@ -327,36 +343,24 @@ func (r *siteRender) manifestsConfigMap() error {
 	return err
 }
 
-func (r *siteRender) deprecateExtraManifestPath(ann map[string]string) {
-	if r.cluster.ExtraManifestPath != "" {
-		ann[AnnotationDeprecatedExtraManifestPath] = DeprecatedExtraManifestPathMessage
-	}
-}
-
-// siteConfigMap renders the v2 site ConfigMap (siteconfig-v1.md §3.1).
+// siteConfigMap renders the v2 site ConfigMap (siteconfig-v1.md §3.1). A
+// ConfigMap crTemplate applies to it as to the extra-manifest ConfigMap,
+// when it renders its name and namespace.
 func (r *siteRender) siteConfigMap() error {
-	c := r.cluster
-	scm := c.SiteConfigMap
-	if scm == nil || (scm.Name == "" && len(scm.Data) == 0) || r.suppressed(KindConfigMap, -1) {
-		return nil
+	scm := r.data.SiteConfigMap
+	if scm == nil || scm.Name == "" {
+		return nil // no site ConfigMap without a name or data
 	}
-	name := scm.Name
-	if name == "" {
-		name = "ztp-site-" + c.ClusterName
+	build := func() (any, error) {
+		md := r.meta(KindConfigMap, scm.Name, scm.Namespace)
+		md.Annotations[AnnotationSyncWave] = itoa(siteConfigMapWave)
+		return &corev1.ConfigMap{TypeMeta: typeMeta("v1", KindConfigMap), ObjectMeta: md, Data: scm.Data}, nil
 	}
-	cm := &corev1.ConfigMap{
-		TypeMeta:   typeMeta("v1", KindConfigMap),
-		ObjectMeta: r.meta(KindConfigMap, name, scm.Namespace),
-		Data:       scm.Data,
+	complete := func(content map[string]any) {
+		if scm.Data != nil && len(scm.Data) == 0 {
+			content["data"] = map[string]any{} // written as set
+		}
 	}
-	cm.Annotations[AnnotationSyncWave] = itoa(siteConfigMapWave)
-	r.deprecateExtraManifestPath(cm.Annotations)
-	content, err := toContent(KindConfigMap, cm)
-	if err != nil {
-		return err
-	}
-	r.postProcess(KindConfigMap, -1, content)
-	r.objs = append(r.objs, &Object{APIVersion: "v1", Kind: KindConfigMap, Namespace: scm.Namespace, Name: name,
-		Wave: siteConfigMapWave, Content: content})
-	return nil
+	_, err := r.emitContent(KindConfigMap, -1, build, complete, nil)
+	return err
 }

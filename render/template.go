@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"text/template"
 	"text/template/parse"
@@ -31,73 +32,144 @@ const (
 var errTemplateLimit = errors.New("template limit")
 
 // parseTemplate parses an extra-manifest template with the bounded
-// printing functions, and refuses constructs that loop without bound.
+// printing functions, and refuses ranges over a number it writes itself.
 func parseTemplate(name, text string) (*template.Template, error) {
 	t, err := template.New(name).Funcs(boundedFuncs).Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("does not parse: %v", err)
 	}
+	vars := map[string]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, tt := range t.Templates() {
+			if tt.Tree != nil && numberVars(tt.Tree.Root, vars) {
+				changed = true
+			}
+		}
+	}
 	for _, tt := range t.Templates() {
 		if tt.Tree == nil {
 			continue
 		}
-		if err := checkRanges(tt.Tree.Root); err != nil {
+		if err := checkRanges(tt.Tree.Root, vars); err != nil {
 			return nil, err
 		}
 	}
 	return t, nil
 }
 
-// checkRanges allows range only over data (a field, a variable's field, or
-// dot): ranging over a number or over a function's result could loop for as
-// long as the number says.
-func checkRanges(n parse.Node) error {
-	switch n := n.(type) {
-	case *parse.ListNode:
-		if n == nil {
-			return nil
+// A range over an integer runs that many times, and text/template cannot
+// be interrupted: "range 1000000000000" would run on after the time limit.
+// The integers a template can reach are literals and data: data is bounded
+// by the size of the site's files, literals are not. So a range is refused
+// when its value may be a literal: a number, a variable assigned one, or
+// "and"/"or" of one (they return an argument). Everything else (fields,
+// len, index, slice of the data) ranges over the site's data.
+
+// checkRanges refuses ranges whose value may be a number literal; vars are
+// the variables that may hold one.
+func checkRanges(n parse.Node, vars map[string]bool) error {
+	var err error
+	walkTemplate(n, func(n parse.Node) {
+		if err != nil {
+			return
 		}
-		for _, c := range n.Nodes {
-			if err := checkRanges(c); err != nil {
-				return err
+		switch n := n.(type) {
+		case *parse.RangeNode:
+			if mayBeLiteral(n.Pipe, vars) {
+				err = fmt.Errorf("line %d: range over %s is not allowed: it may be a number the template writes itself; range over the site's data", n.Line, n.Pipe)
+			}
+		// Dot is data, or an element of it, unless "with" or a template
+		// call makes it a literal: those are refused, so "range ." is safe.
+		case *parse.WithNode:
+			if mayBeLiteral(n.Pipe, vars) {
+				err = fmt.Errorf("line %d: with %s is not allowed: it may be a number the template writes itself", n.Line, n.Pipe)
+			}
+		case *parse.TemplateNode:
+			if n.Pipe != nil && mayBeLiteral(n.Pipe, vars) {
+				err = fmt.Errorf("line %d: passing %s to template %q is not allowed: it may be a number the template writes itself", n.Line, n.Pipe, n.Name)
 			}
 		}
-	case *parse.RangeNode:
-		if !rangesOverData(n.Pipe) {
-			return fmt.Errorf("line %d: range over %s is not allowed; range over fields of .Data", n.Line, n.Pipe)
-		}
-		if err := checkRanges(n.List); err != nil {
-			return err
-		}
-		return checkRanges(n.ElseList)
-	case *parse.IfNode:
-		if err := checkRanges(n.List); err != nil {
-			return err
-		}
-		return checkRanges(n.ElseList)
-	case *parse.WithNode:
-		if err := checkRanges(n.List); err != nil {
-			return err
-		}
-		return checkRanges(n.ElseList)
-	}
-	return nil
+	})
+	return err
 }
 
-func rangesOverData(p *parse.PipeNode) bool {
-	if p == nil || len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
-		return false
-	}
-	switch a := p.Cmds[0].Args[0].(type) {
-	case *parse.FieldNode, *parse.DotNode:
+// numberVars adds to vars the variables a pipeline that may be a number
+// literal is assigned to, and reports whether it added any.
+func numberVars(n parse.Node, vars map[string]bool) (added bool) {
+	walkTemplate(n, func(n parse.Node) {
+		var pipes []*parse.PipeNode
+		switch n := n.(type) {
+		case *parse.ActionNode:
+			pipes = append(pipes, n.Pipe)
+		case *parse.IfNode:
+			pipes = append(pipes, n.Pipe)
+		case *parse.WithNode:
+			pipes = append(pipes, n.Pipe)
+		case *parse.RangeNode:
+			pipes = append(pipes, n.Pipe)
+		}
+		for _, p := range pipes {
+			if p == nil || len(p.Decl) == 0 || !mayBeLiteral(p, vars) {
+				continue
+			}
+			for _, v := range p.Decl {
+				if name := v.Ident[0]; !vars[name] {
+					vars[name], added = true, true
+				}
+			}
+		}
+	})
+	return added
+}
+
+// mayBeLiteral reports whether the value of a node may be a number
+// literal of the template.
+func mayBeLiteral(n parse.Node, vars map[string]bool) bool {
+	switch n := n.(type) {
+	case *parse.NumberNode:
 		return true
 	case *parse.VariableNode:
-		return len(a.Ident) > 1 // $x.Field, not a bare variable
-	case *parse.ChainNode:
-		_, field := a.Node.(*parse.FieldNode)
-		return field
+		return len(n.Ident) == 1 && vars[n.Ident[0]]
+	case *parse.PipeNode:
+		return n != nil && len(n.Cmds) > 0 && mayBeLiteral(n.Cmds[len(n.Cmds)-1], vars)
+	case *parse.CommandNode:
+		if len(n.Args) == 1 {
+			return mayBeLiteral(n.Args[0], vars)
+		}
+		if id, ok := n.Args[0].(*parse.IdentifierNode); ok && (id.Ident == "and" || id.Ident == "or") {
+			for _, a := range n.Args[1:] {
+				if mayBeLiteral(a, vars) {
+					return true
+				}
+			}
+		}
 	}
 	return false
+}
+
+// walkTemplate calls visit on every node of a template's tree that holds
+// actions.
+func walkTemplate(n parse.Node, visit func(parse.Node)) {
+	if n == nil || reflect.ValueOf(n).IsNil() {
+		return
+	}
+	visit(n)
+	switch n := n.(type) {
+	case *parse.ListNode:
+		for _, c := range n.Nodes {
+			walkTemplate(c, visit)
+		}
+	case *parse.IfNode:
+		walkTemplate(n.List, visit)
+		walkTemplate(n.ElseList, visit)
+	case *parse.RangeNode:
+		walkTemplate(n.List, visit)
+		walkTemplate(n.ElseList, visit)
+	case *parse.WithNode:
+		walkTemplate(n.List, visit)
+		walkTemplate(n.ElseList, visit)
+	}
 }
 
 // boundedFuncs replace the printing built-ins with versions whose results

@@ -1,5 +1,11 @@
 package render
 
+import (
+	"slices"
+
+	"github.com/siteops/siteops/sites"
+)
+
 // The annotations, labels and sync waves of the rendered resources, as the
 // upstream SiteConfig generator writes them (siteconfig-v1.md §3.1, §5).
 const (
@@ -95,6 +101,28 @@ var syncWaves = map[string]int{
 }
 
 const siteConfigMapWave = 2
+
+// siteConfigMapNamePrefix names a v2 site ConfigMap that has data but no
+// name: ztp-site-<clusterName> (siteconfig-v1.md §3.1).
+const siteConfigMapNamePrefix = "ztp-site-"
+
+// deprecation is a warning annotation the generator writes on every object
+// of a kind when a cluster uses a deprecated field. It is written after
+// crTemplates and crAnnotations, so an override keeps it and cannot replace
+// it (siteconfig-v1.md §3.1).
+type deprecation struct {
+	kind, annotation, message string
+	used                      func(c *sites.Clusters) bool
+}
+
+var deprecations = []deprecation{
+	{KindAgentClusterInstall, AnnotationDeprecatedCpuset, DeprecatedCpusetMessage, func(c *sites.Clusters) bool {
+		return slices.ContainsFunc(c.Nodes, func(n sites.Nodes) bool { return n.Cpuset != "" })
+	}},
+	{KindConfigMap, AnnotationDeprecatedExtraManifestPath, DeprecatedExtraManifestPathMessage, func(c *sites.Clusters) bool {
+		return c.ExtraManifestPath != ""
+	}},
+}
 
 // kindOrder orders kinds within one sync wave the way Argo CD applies them:
 // namespaces and built-in kinds first, custom resources after, by name

@@ -54,7 +54,13 @@ var ciEnums = map[string][]string{
 // template sets, which siteops renders in Go (clusterinstance.md §2).
 var DefaultTemplateRefs = struct{ Cluster, Node string }{"ai-cluster-templates-v1", "ai-node-templates-v1"}
 
-var macPattern = regexp.MustCompile(`^([0-9A-Fa-f]{2}[:]){5}([0-9A-Fa-f]{2})$`)
+// The CRD's patterns for MAC addresses. The one for bootMACAddress is not
+// anchored, so the API server takes any value that contains a MAC; the one
+// for nodeNetwork interfaces is.
+var (
+	macPattern     = regexp.MustCompile(`^([0-9A-Fa-f]{2}[:]){5}([0-9A-Fa-f]{2})$`)
+	bootMACPattern = regexp.MustCompile(`[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}`)
+)
 
 // ValidMAC reports whether s is a MAC address as the ClusterInstance CRD
 // writes them: six hex pairs separated by colons.
@@ -270,7 +276,7 @@ func (v *validator) checkTemplateRefs(field string, refs []TemplateRef, defaultN
 func (v *validator) checkCINode(np string, n *NodeSpec) {
 	v.required(np, [][2]string{{"hostName", n.HostName}, {"bmcAddress", n.BmcAddress},
 		{"bmcCredentialsName.name", n.BmcCredentialsName.Name}, {"bootMACAddress", n.BootMACAddress}})
-	if n.BootMACAddress != "" && !macPattern.MatchString(n.BootMACAddress) {
+	if n.BootMACAddress != "" && !bootMACPattern.MatchString(n.BootMACAddress) {
 		v.fail(np+".bootMACAddress", "bootMACAddress is not a MAC address").Hint = "write six hex pairs separated by ':', e.g. 52:54:00:12:34:56"
 	}
 	if n.HostRef != nil {

@@ -176,3 +176,19 @@ func TestClusterInstanceSchemaDetails(t *testing.T) {
 		problemMatching(t, problems, "read as a ClusterInstance because of its apiVersion")
 	})
 }
+
+func TestClusterInstanceMACPatterns(t *testing.T) {
+	// The CRD's bootMACAddress pattern is not anchored: the API server
+	// takes a value that contains a MAC. Interface MACs must be one.
+	sites := mustDecode(t, strings.Replace(ciDoc("c1", "", ""), `bootMACAddress: "02:00:00:00:00:01"`, `bootMACAddress: "mac 02:00:00:00:00:01"`, 1))
+	wantSites(t, sites, "c1")
+	nodes := `  - hostName: h0
+    bmcAddress: redfish://192.0.2.1/x
+    bmcCredentialsName: {name: bmc}
+    bootMACAddress: "02:00:00:00:00:01"
+    templateRefs: [{name: ai-node-templates-v1, namespace: open-cluster-management}]
+    nodeNetwork: {interfaces: [{name: eno1, macAddress: "mac 02:00:00:00:00:01"}]}
+`
+	_, problems := decodeText(t, ciDoc("c1", "", nodes))
+	problemMatching(t, only(problems, SeverityError), "spec.nodes[0].nodeNetwork.interfaces[0].macAddress", "not a MAC address")
+}

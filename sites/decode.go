@@ -42,10 +42,12 @@ type nodeDecoder struct {
 	// expanding holds the anchors being expanded, to catch an anchor used
 	// inside itself.
 	expanding map[*yaml.Node]bool
-	// yaml11 resolves free-form scalars as YAML 1.1 does (yes, no, on and
-	// off are booleans): kubectl and Argo CD read Kubernetes resources
-	// that way, so a ClusterInstance reaches the hub so resolved, while the
-	// SiteConfig generator's parser keeps them strings.
+	// yaml11 reads scalars as kubectl does (YAML 1.1: yes, no, on and off
+	// are booleans) and types them as the API server does (a number is
+	// not a string): kubectl and Argo CD read Kubernetes resources that
+	// way, so a ClusterInstance reaches the hub so resolved, while the
+	// SiteConfig generator's parser (yaml.v3) keeps those words strings and
+	// takes any scalar's text for a string.
 	yaml11 bool
 }
 
@@ -74,6 +76,21 @@ func (d *nodeDecoder) position(n *yaml.Node) Position {
 // maxProblems bounds the problems kept per document: past it, aliases or
 // a generated file would only repeat the same message.
 const maxProblems = 100
+
+// Hints for values of the wrong shape.
+const (
+	hintList    = `write a list: one "- item" line per entry, or [a, b]`
+	hintMapping = `write a mapping: indented "key: value" lines, or {key: value}`
+)
+
+// failHint is fail with a hint saying how to fix the value.
+func (d *nodeDecoder) failHint(n *yaml.Node, field, hint, format string, args ...any) {
+	before := len(d.problems)
+	d.fail(n, field, format, args...)
+	if len(d.problems) > before && d.problems[len(d.problems)-1].Field == field {
+		d.problems[len(d.problems)-1].Hint = hint
+	}
+}
 
 func (d *nodeDecoder) fail(n *yaml.Node, field, format string, args ...any) {
 	if d.add() {
@@ -263,7 +280,7 @@ func (d *nodeDecoder) value(n *yaml.Node, v reflect.Value, path string) {
 		d.mapValue(n, v, path)
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
-			d.fail(n, path, "must be a list, got %s", kindName(n))
+			d.failHint(n, path, hintList, "must be a list, got %s", kindName(n))
 			return
 		}
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
@@ -275,21 +292,30 @@ func (d *nodeDecoder) value(n *yaml.Node, v reflect.Value, path string) {
 		v.Set(s)
 	case reflect.String:
 		if n.Kind != yaml.ScalarNode {
-			d.fail(n, path, "must be a string, got %s", kindName(n))
+			d.failHint(n, path, "write a single value (a string) here, not a nested list or mapping", "must be a string, got %s", kindName(n))
+			return
+		}
+		// kubectl sends an unquoted number or boolean as one, and the API
+		// server refuses it for a string field; yaml.v3 takes its text.
+		if d.yaml11 && d.scalarKind(n) != "a string" {
+			d.failHint(n, path, "quote the value", "must be a string, got %s", d.scalarKind(n))
 			return
 		}
 		v.SetString(n.Value)
 	case reflect.Bool:
-		b, ok := parseBool(n)
+		b, ok := d.parseBool(n)
 		if !ok {
-			d.fail(n, path, "must be true or false, got %s", kindName(n))
+			d.failHint(n, path, "write true or false, without quotes", "must be true or false, got %s", d.scalarKind(n))
 			return
 		}
 		v.SetBool(b)
 	case reflect.Int, reflect.Int64, reflect.Uint8:
 		i, ok := parseInt(n)
+		if tag := n.ShortTag(); tag != "!!int" && tag != "!!float" {
+			ok = false // a quoted number is a string to both readers
+		}
 		if !ok || v.OverflowInt(i) && v.Kind() != reflect.Uint8 || v.Kind() == reflect.Uint8 && (i < 0 || i > math.MaxUint8) {
-			d.fail(n, path, "must be an integer, got %s", kindName(n))
+			d.failHint(n, path, "write a whole number, without quotes", "must be an integer, got %s", d.scalarKind(n))
 			return
 		}
 		if v.Kind() == reflect.Uint8 {
@@ -306,7 +332,7 @@ func (d *nodeDecoder) value(n *yaml.Node, v reflect.Value, path string) {
 
 func (d *nodeDecoder) structValue(n *yaml.Node, v reflect.Value, path string) {
 	if n.Kind != yaml.MappingNode {
-		d.fail(n, path, "must be a mapping, got %s", kindName(n))
+		d.failHint(n, path, hintMapping, "must be a mapping, got %s", kindName(n))
 		return
 	}
 	if dft, ok := v.Addr().Interface().(interface{ setDefaults() }); ok {
@@ -366,7 +392,7 @@ func (d *nodeDecoder) unknown(k *yaml.Node, fpath, key string, names []string) {
 
 func (d *nodeDecoder) mapValue(n *yaml.Node, v reflect.Value, path string) {
 	if n.Kind != yaml.MappingNode {
-		d.fail(n, path, "must be a mapping, got %s", kindName(n))
+		d.failHint(n, path, hintMapping, "must be a mapping, got %s", kindName(n))
 		return
 	}
 	pairs := d.pairs(n, path)
@@ -459,6 +485,38 @@ func scalar(n *yaml.Node) any {
 		}
 	}
 	return n.Value
+}
+
+// scalarKind names what a scalar is to the document's reader: yaml.v3
+// for a SiteConfig, kubectl (YAML 1.1, where an unquoted yes is a boolean)
+// for a ClusterInstance.
+func (d *nodeDecoder) scalarKind(n *yaml.Node) string {
+	if n.Kind != yaml.ScalarNode {
+		return kindName(n)
+	}
+	if _, ok := yaml11Bools[n.Value]; ok && d.yaml11 && n.ShortTag() == "!!str" && n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) == 0 {
+		return "a boolean"
+	}
+	return kindName(n)
+}
+
+// parseBool reads a boolean field. yaml.v3 takes true and false unquoted,
+// and the YAML 1.1 words (yes, no, on, off, y, n) quoted or not; kubectl
+// takes both unquoted only.
+func (d *nodeDecoder) parseBool(n *yaml.Node) (bool, bool) {
+	if n.Kind != yaml.ScalarNode {
+		return false, false
+	}
+	switch {
+	case n.ShortTag() == "!!bool":
+		return parseBool(n)
+	case n.ShortTag() != "!!str":
+		return false, false
+	case d.yaml11 && n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0:
+		return false, false
+	}
+	b, ok := yaml11Bools[n.Value]
+	return b, ok
 }
 
 func parseBool(n *yaml.Node) (bool, bool) {

@@ -395,7 +395,7 @@ func TestDecodeTypeErrorPositionIsExact(t *testing.T) {
 	if p.Pos != want {
 		t.Errorf("pos = %+v, want %+v", p.Pos, want)
 	}
-	if got, want := p.Error(), `fleet/site.yaml:14:19: site c1: spec.clusters[0].clusterNetwork[0].hostPrefix: must be an integer, got a string`; got != want {
+	if got, want := p.Error(), `fleet/site.yaml:14:19: site c1: spec.clusters[0].clusterNetwork[0].hostPrefix: must be an integer, got a string (write a whole number, without quotes)`; got != want {
 		t.Errorf("Error() =\n %s\nwant\n %s", got, want)
 	}
 }

@@ -2,14 +2,14 @@ package sites
 
 import (
 	"errors"
-	"fmt"
-	"github.com/siteops/siteops/internal/safefs"
 	"io/fs"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/siteops/siteops/internal/safefs"
 )
 
 // DefaultMaxFileSize is the largest input file read (8 MiB). Anything bigger
@@ -100,11 +100,11 @@ func RootPath(p string) (string, error) {
 		return "", errors.New("the path is empty")
 	}
 	if filepath.IsAbs(p) || path.IsAbs(p) {
-		return "", fmt.Errorf("absolute path %q is not allowed; give a path relative to the fleet root", p)
+		return "", safefs.Escape("absolute path %q is not allowed; give a path relative to the fleet root", p)
 	}
 	clean := path.Clean(filepath.ToSlash(p))
 	if clean == ".." || strings.HasPrefix(clean, "../") {
-		return "", fmt.Errorf("path %q leads outside the fleet root", p)
+		return "", safefs.Escape("path %q leads outside the fleet root", p)
 	}
 	return clean, nil
 }
@@ -181,3 +181,18 @@ func readLimited(fsys fs.FS, p string, max int64) ([]byte, error) {
 
 // explainFSError rewrites file-system errors into plain words.
 func explainFSError(p string, err error) error { return safefs.Explain(p, err) }
+
+// fileHint says how to fix a file or directory that could not be read.
+func fileHint(err error) string {
+	switch {
+	case errors.Is(err, safefs.ErrEscape):
+		return "keep the path inside the fleet root: relative to --root, or to the directory of the kustomization that lists the site, with no .. or symlink leading out"
+	case errors.Is(err, fs.ErrNotExist):
+		return "check the path: it is relative to the fleet root given with --root, or to the directory of the kustomization that lists the site"
+	case errors.Is(err, fs.ErrPermission):
+		return "make it readable by the user siteops runs as"
+	case errors.Is(err, safefs.ErrTooLarge):
+		return "split the file, or raise the limit with --max-file-size"
+	}
+	return ""
+}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/siteops/siteops/internal/kustomize"
 )
 
@@ -173,6 +175,10 @@ type candidate struct {
 	// keeping only the document with that identity.
 	exact    bool
 	identity string
+	// named is set for a file named on its own (a path argument, or a
+	// kustomization's generators: entry) rather than found in a walk: it
+	// must define a site.
+	named bool
 }
 
 type loader struct {
@@ -200,15 +206,15 @@ func (l *loader) problem(file, format string, args ...any) {
 // problemErr reports err on file, keeping it for errors.Is.
 func (l *loader) problemErr(file string, err error) {
 	l.problems = append(l.problems, Problem{Pos: Position{File: file}, Severity: SeverityError,
-		Message: err.Error(), Err: err})
+		Message: err.Error(), Err: err, Hint: fileHint(err)})
 }
 
 // collect adds the SiteConfig candidates under p; base is the directory
 // their relative paths resolve against.
-func (l *loader) collect(p, base string) {
-	p, err := RootPath(p)
+func (l *loader) collect(arg, base string) {
+	p, err := RootPath(arg)
 	if err != nil {
-		l.problem(p, "%v", err)
+		l.problemErr(arg, err)
 		return
 	}
 	st, err := fs.Stat(l.fsys, p)
@@ -217,7 +223,11 @@ func (l *loader) collect(p, base string) {
 		return
 	}
 	if !st.IsDir() {
+		if kustomize.IsKustomizationFile(p) && l.collectKustomization(path.Dir(p)) {
+			return // a kustomization named by its file is built like its directory
+		}
 		l.addFile(p, base)
+		l.files[len(l.files)-1].named = l.files[len(l.files)-1].path == p
 		return
 	}
 	if l.collectKustomization(p) {
@@ -297,6 +307,7 @@ func (l *loader) collectKustomization(dir string) bool {
 	for _, g := range res.SiteConfigGenerators {
 		// kustomize runs the generator in the kustomization's directory.
 		l.addFile(g.File, path.Dir(g.Kustomization))
+		l.files[len(l.files)-1].named = l.files[len(l.files)-1].path == g.File
 	}
 	l.addBuilt(dir, file, res.Documents)
 	return true
@@ -420,11 +431,14 @@ func (l *loader) decodeOne(c candidate) decoded {
 	}
 	data, err := readLimited(l.fsys, file, l.o.maxFileSize)
 	if err != nil {
-		return decoded{problems: Problems{{Pos: Position{File: file}, Severity: SeverityError, Message: err.Error(), Err: err}}}
+		return decoded{problems: Problems{{Pos: Position{File: file}, Severity: SeverityError, Message: err.Error(), Err: err, Hint: fileHint(err)}}}
 	}
 	// A file that does not mention SiteConfig cannot define a site; skip it
 	// without parsing (fleet trees also hold extra manifests and templates).
 	if !slices.ContainsFunc(siteConfigMarkers, func(m []byte) bool { return bytes.Contains(data, m) }) {
+		if c.named {
+			return decoded{problems: Problems{noSiteProblem(file, data)}}
+		}
 		return decoded{}
 	}
 	if len(data) > bigFileSize {
@@ -435,7 +449,49 @@ func (l *loader) decodeOne(c candidate) decoded {
 	for _, s := range sites {
 		s.BaseDir = c.base
 	}
+	if c.named && len(sites) == 0 && len(problems) == 0 {
+		problems = Problems{noSiteProblem(file, data)}
+	}
 	return decoded{sites: sites, problems: problems}
+}
+
+// noSiteProblem says that a file named on its own defines no site, and
+// what it holds instead.
+func noSiteProblem(file string, data []byte) Problem {
+	p := Problem{Pos: Position{File: file}, Severity: SeverityError,
+		Hint: "a site is a document of kind SiteConfig, apiVersion ran.openshift.io/v1 or v2, or of kind ClusterInstance, apiVersion " + ClusterInstanceAPIVersion}
+	found := describeDocuments(data)
+	if len(found) == 0 {
+		p.Message = "the file holds no YAML document, so no site"
+	} else {
+		p.Message = "no SiteConfig or ClusterInstance document in the file, so no site: it holds " + strings.Join(found, ", ")
+	}
+	return p
+}
+
+// describeDocuments names what the YAML documents of data are, up to a few.
+func describeDocuments(data []byte) []string {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var found []string
+	for len(found) < 3 {
+		var root yaml.Node
+		if err := dec.Decode(&root); err != nil {
+			break
+		}
+		if len(root.Content) == 0 {
+			continue
+		}
+		n := root.Content[0]
+		switch kind := mappingValue(n, "kind"); {
+		case n.Kind != yaml.MappingNode:
+			found = append(found, kindName(n))
+		case kind != nil && kind.Kind == yaml.ScalarNode:
+			found = append(found, fmt.Sprintf("kind %q", clip(kind.Value)))
+		default:
+			found = append(found, "a mapping without kind")
+		}
+	}
+	return found
 }
 
 // decodeBuilt decodes a document that a kustomize build changed. Its
@@ -523,7 +579,7 @@ func (l *loader) resolve(s *Site) Problems {
 		f, err := l.reader.readFile(s.join(p))
 		if err != nil {
 			pr := s.Problem(field, "%v", err)
-			pr.Err = err
+			pr.Err, pr.Hint = err, fileHint(err)
 			problems = append(problems, pr)
 			return
 		}
@@ -533,7 +589,7 @@ func (l *loader) resolve(s *Site) Problems {
 		d, err := l.reader.readDir(s.join(p))
 		if err != nil {
 			pr := s.Problem(field, "%v", err)
-			pr.Err = err
+			pr.Err, pr.Hint = err, fileHint(err)
 			problems = append(problems, pr)
 			return
 		}

@@ -53,20 +53,23 @@ func wantNoProblems(t *testing.T, ps Problems) {
 
 func TestLoadWalk(t *testing.T) {
 	fsys := mapFS(map[string]string{
-		"fleet/a.yaml":                siteFile("z-site"), // sorted by name, not by file
-		"fleet/sub/b.yml":             siteFile("b-site"),
-		"fleet/sub/deeper/c.yaml":     siteFile("a-site"),
-		"fleet/.git/d.yaml":           siteFile("in-dot-folder"),
-		"fleet/.hidden.yaml":          siteFile("dot-file"),
-		"fleet/status/e.yaml":         siteFile("in-status"),
-		"fleet/sub/status/f.yaml":     siteFile("in-nested-status"),
-		"fleet/notes.txt":             siteFile("not-yaml"),
-		"fleet/a.yaml.orig":           siteFile("backup"),
-		"fleet/extra/broken.yaml":     "apiVersion: v1\nkind: ConfigMap\ndata: [unclosed\n",
-		"fleet/extra/template.yaml":   "{{ .Cluster.ClusterName }}: [\n",
-		"fleet/extra/machine.yaml":    "kind: MachineConfig\nspec: {}\n",
-		"fleet/statusreport/g.yaml":   siteFile("status-prefix-is-fine"),
-		"fleet/sub/deeper/empty.yaml": "",
+		"fleet/a.yaml":                    siteFile("z-site"), // sorted by name, not by file
+		"fleet/sub/b.yml":                 siteFile("b-site"),
+		"fleet/sub/deeper/c.yaml":         siteFile("a-site"),
+		"fleet/.git/d.yaml":               siteFile("in-dot-folder"),
+		"fleet/.hidden.yaml":              siteFile("dot-file"),
+		"fleet/status/e.yaml":             siteFile("in-status"),
+		"fleet/sub/status/f.yaml":         siteFile("in-nested-status"),
+		"fleet/notes.txt":                 siteFile("not-yaml"),
+		"fleet/a.yaml.orig":               siteFile("backup"),
+		"fleet/extra/broken.yaml":         "apiVersion: v1\nkind: ConfigMap\ndata: [unclosed\n",
+		"fleet/extra/template.yaml":       "{{ .Cluster.ClusterName }}: [\n",
+		"fleet/extra/machine.yaml":        "kind: MachineConfig\nspec: {}\n",
+		"fleet/statusreport/g.yaml":       siteFile("status-prefix-is-fine"),
+		"fleet/sub/deeper/empty.yaml":     "",
+		"fleet/odd.yaml":                  "- SiteConfig\n---\njust text\n",
+		"elsewhere/kz/kustomization.yaml": "generators: [site.yaml]\n",
+		"elsewhere/kz/site.yaml":          siteFile("from-kustomization"),
 	})
 	tests := []struct {
 		name     string
@@ -77,7 +80,7 @@ func TestLoadWalk(t *testing.T) {
 		{name: "a directory", paths: []string{"fleet"},
 			sites: []string{"a-site", "b-site", "status-prefix-is-fine", "z-site"}},
 		{name: "the root", paths: []string{"."},
-			sites: []string{"a-site", "b-site", "status-prefix-is-fine", "z-site"}},
+			sites: []string{"a-site", "b-site", "from-kustomization", "status-prefix-is-fine", "z-site"}},
 		{name: "a sub-directory with a trailing slash", paths: []string{"fleet/sub/"},
 			sites: []string{"a-site", "b-site"}},
 		{name: "a file named explicitly is read whatever its name", paths: []string{"fleet/notes.txt", "fleet/status/e.yaml"},
@@ -92,6 +95,14 @@ func TestLoadWalk(t *testing.T) {
 			sites: []string{"a-site", "b-site"}, problems: []string{`path "../fleet" leads outside the fleet root`}},
 		{name: "an absolute path", paths: []string{"/etc", "fleet/sub"},
 			sites: []string{"a-site", "b-site"}, problems: []string{`absolute path "/etc" is not allowed`}},
+		{name: "a file named explicitly must define a site", paths: []string{"fleet/sub/deeper/empty.yaml", "fleet/extra/machine.yaml", "fleet/sub/b.yml"},
+			sites: []string{"b-site"}, problems: []string{
+				"fleet/sub/deeper/empty.yaml: the file holds no YAML document, so no site",
+				`fleet/extra/machine.yaml: no SiteConfig or ClusterInstance document in the file, so no site: it holds kind "MachineConfig"`}},
+		{name: "a named file whose documents are a list and a string", paths: []string{"fleet/odd.yaml"},
+			problems: []string{"fleet/odd.yaml: no SiteConfig or ClusterInstance document in the file, so no site: it holds a list, a string"}},
+		{name: "a kustomization named by its file is built like its directory", paths: []string{"elsewhere/kz/kustomization.yaml"},
+			sites: []string{"from-kustomization"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -272,7 +283,7 @@ func TestLoadBadFiles(t *testing.T) {
 		at    string // where the problem points, for a field
 	}{
 		{name: "malformed YAML", files: map[string]string{"bad.yaml": "apiVersion: ran.openshift.io/v1\nkind: SiteConfig\nspec:\n\tclusters: []\n"},
-			want: []string{"bad.yaml:4: ", "not valid YAML"}, file: "bad.yaml"},
+			want: []string{"bad.yaml:4:1: ", "not valid YAML"}, file: "bad.yaml"},
 		{name: "alias bomb", files: map[string]string{"bomb.yaml": billionLaughs("bomb", 9, 10)},
 			want: []string{"bomb.yaml:1:1: ", "aliases", "alias bomb"}, file: "bomb.yaml"},
 		{name: "file over the size limit", files: map[string]string{"big.yaml": big}, opts: []Option{WithMaxFileSize(1024)},

@@ -119,6 +119,12 @@ func yamlProblem(file string, data []byte, err error) Problem {
 		if slices.Contains(yamlParserErrors, msg) {
 			p.Pos.Line++
 		}
+		// yaml.v3 gives no column: point at the first character of the
+		// line that is not a space (a tab there is often the mistake).
+		if lines := bytes.Split(data, []byte("\n")); p.Pos.Line >= 1 && p.Pos.Line <= len(lines) {
+			ln := lines[p.Pos.Line-1]
+			p.Pos.Column = len(ln) - len(bytes.TrimLeft(ln, " ")) + 1
+		}
 	} else {
 		// yaml.v3 gives no line for an unknown anchor: find the alias.
 		if m := unknownAnchor.FindStringSubmatch(msg); m != nil {

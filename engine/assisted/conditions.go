@@ -189,20 +189,10 @@ type ACIView struct {
 // is left out when the preparation status is not_started (the previous
 // condition stays).
 func ACIConditions(v ACIView) []Cond {
-	spec := Cond{CondSpecSynced, True, ReasonSyncOK, ReasonSyncOK}
-	if v.Sync != nil {
-		if v.Sync.Input {
-			spec = Cond{CondSpecSynced, False, ReasonInputError, "The Spec could not be synced due to an input error: " + v.Sync.Message}
-		} else {
-			spec = Cond{CondSpecSynced, False, ReasonBackendError, "The Spec could not be synced due to backend error: " + v.Sync.Message}
-		}
-	}
+	// The code writes the reason as the message (§12).
+	spec := specSynced(v.Sync, ReasonSyncOK)
 	if !v.Registered {
-		out := []Cond{spec}
-		for _, t := range []string{CondRequirementsMet, CondValidated, CondCompleted, CondFailed, CondStopped} {
-			out = append(out, Cond{t, Unknown, ReasonNotAvailable, MsgNotAvailable})
-		}
-		return out
+		return notAvailable(spec, CondRequirementsMet, CondValidated, CondCompleted, CondFailed, CondStopped)
 	}
 	out := []Cond{spec, aciRequirementsMet(v), aciValidated(v), aciCompleted(v), aciFailed(v), aciStopped(v)}
 	switch v.PrepStatus {
@@ -212,6 +202,28 @@ func ACIConditions(v ACIView) []Cond {
 		out = append(out, Cond{CondLastInstallationPreparationFailed, False, ReasonPrepNotFailing, ""})
 	case PrepFailed:
 		out = append(out, Cond{CondLastInstallationPreparationFailed, True, ReasonPrepFailed, v.PrepReason})
+	}
+	return out
+}
+
+// specSynced is the SpecSynced condition of an AgentClusterInstall or an
+// Agent: True with okMessage, or False with the sync error.
+func specSynced(sync *SyncError, okMessage string) Cond {
+	switch {
+	case sync == nil:
+		return Cond{CondSpecSynced, True, ReasonSyncOK, okMessage}
+	case sync.Input:
+		return Cond{CondSpecSynced, False, ReasonInputError, "The Spec could not be synced due to an input error: " + sync.Message}
+	}
+	return Cond{CondSpecSynced, False, ReasonBackendError, "The Spec could not be synced due to backend error: " + sync.Message}
+}
+
+// notAvailable is what an object without a backend record shows: the
+// given types Unknown, "Information not available".
+func notAvailable(spec Cond, types ...string) []Cond {
+	out := []Cond{spec}
+	for _, t := range types {
+		out = append(out, Cond{t, Unknown, ReasonNotAvailable, MsgNotAvailable})
 	}
 	return out
 }
@@ -390,20 +402,9 @@ type AgentView struct {
 
 // AgentConditions computes the Agent conditions (§5.2).
 func AgentConditions(v AgentView) []Cond {
-	spec := Cond{CondSpecSynced, True, ReasonSyncOK, "The Spec has been successfully applied"}
-	if v.Sync != nil {
-		if v.Sync.Input {
-			spec = Cond{CondSpecSynced, False, ReasonInputError, "The Spec could not be synced due to an input error: " + v.Sync.Message}
-		} else {
-			spec = Cond{CondSpecSynced, False, ReasonBackendError, "The Spec could not be synced due to backend error: " + v.Sync.Message}
-		}
-	}
+	spec := specSynced(v.Sync, "The Spec has been successfully applied")
 	if !v.Registered {
-		out := []Cond{spec}
-		for _, t := range []string{CondConnected, CondRequirementsMet, CondValidated, CondInstalled, CondBound} {
-			out = append(out, Cond{t, Unknown, ReasonNotAvailable, MsgNotAvailable})
-		}
-		return out
+		return notAvailable(spec, CondConnected, CondRequirementsMet, CondValidated, CondInstalled, CondBound)
 	}
 	out := []Cond{spec, agentConnected(v), agentRequirementsMet(v), agentValidated(v), agentInstalled(v), agentBound(v)}
 	if v.CleanupError != "" {

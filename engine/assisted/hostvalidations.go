@@ -568,6 +568,14 @@ func (in *HostInput) dns(prefix, target string) (ValidationStatus, string) {
 	return fail(fmt.Sprintf("Couldn't resolve domain name %s on the host. To continue installation, create the necessary DNS entries to resolve this domain name to your cluster's %s IP address", domain, target))
 }
 
+var hostValidationByID = func() map[string]*HostValidation {
+	m := make(map[string]*HostValidation, len(HostValidations))
+	for i := range HostValidations {
+		m[HostValidations[i].ID] = &HostValidations[i]
+	}
+	return m
+}()
+
 // EvaluateHost runs every host validation in order. Validations the
 // cluster asks to ignore (and that can be ignored) pass.
 func EvaluateHost(in *HostInput) []Result {
@@ -607,17 +615,13 @@ type HostGates struct {
 // Gates folds validation results into the state machine's groups (§3.3).
 func Gates(rs []Result) HostGates {
 	g := HostGates{Connected: true, MediaConnected: true, Inventory: true, MinHW: true, Input: true, Sufficient: true}
-	byID := make(map[string]*HostValidation, len(HostValidations))
-	for i := range HostValidations {
-		byID[HostValidations[i].ID] = &HostValidations[i]
-	}
 	for _, r := range rs {
 		passed := r.Passed()
 		if r.Status == ValidationFailure {
 			g.FailingAll = append(g.FailingAll, r.Message)
 		}
-		gate := GateSufficient
-		if v, ok := byID[r.ID]; ok {
+		gate := GateSufficient // operator validations
+		if v, ok := hostValidationByID[r.ID]; ok {
 			gate = v.Gate
 		}
 		switch {

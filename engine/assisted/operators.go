@@ -18,8 +18,18 @@ func OperatorValidationID(op string) string { return op + "-requirements-satisfi
 
 // OperatorResults returns the operator validations of a host or cluster
 // with no operator enabled. In a day-2 cluster the message says the
-// validation is disabled when adding hosts.
+// validation is disabled when adding hosts. The slice is shared: callers
+// must not modify it.
 func OperatorResults(day2 bool) []Result {
+	if day2 {
+		return operatorResultsDay2
+	}
+	return operatorResultsDay1
+}
+
+var operatorResultsDay1, operatorResultsDay2 = operatorResults(false), operatorResults(true)
+
+func operatorResults(day2 bool) []Result {
 	out := make([]Result, len(OLMOperators))
 	for i, op := range OLMOperators {
 		msg := op + " is disabled"

@@ -28,7 +28,7 @@ func (o *op) hostBooted(key string) {
 	if b == nil || spec == nil || b.Removing != "" {
 		return
 	}
-	hw, _ := parseHardware(spec.Annotations[AnnotationHardware])
+	hw := o.hw(spec.Annotations[AnnotationHardware])
 	b.Booted++
 	o.changed = true
 	if hw.NeverRegister {
@@ -64,7 +64,7 @@ func (o *op) hostBooted(key string) {
 		o.setHostStatus(h, status, assisted.InfoDiscovering)
 	} else {
 		h.Hardware = spec.Annotations[AnnotationHardware]
-		h.AgentUp, h.LastSeen = true, o.now
+		h.AgentUp, h.LastSeen, h.MediaDisconnected = true, o.now, false
 		o.registerHost(h)
 	}
 	o.schedule(tkInventory, h.ID, o.after(timing.Inventory, h.ID+"inventory"))
@@ -93,7 +93,7 @@ func (o *op) sendInventory(id string) {
 	if spec == nil {
 		return
 	}
-	hw, _ := parseHardware(h.Hardware)
+	hw := o.hw(h.Hardware)
 	index := 0
 	for i := range d.BMHs {
 		if d.BMHs[i].Namespace == spec.Namespace && d.BMHs[i].Name == spec.Name {
@@ -114,6 +114,10 @@ func (o *op) sendInventory(id string) {
 	}
 	if hw.DisconnectAt == disconnectDiscovery {
 		o.agentStops(h, "discovery")
+		return
+	}
+	if hw.MediaAt == disconnectDiscovery && !h.MediaDisconnected {
+		o.mediaDisconnect(h)
 		return
 	}
 	if h.Bound && st.Cluster != nil && !st.Cluster.Connectivity {
@@ -148,7 +152,7 @@ func (o *op) prepareChecks(id string) {
 	if h == nil || !h.AgentUp || h.Status != assisted.HostPreparingForInstallation {
 		return
 	}
-	hw, _ := parseHardware(h.Hardware)
+	hw := o.hw(h.Hardware)
 	req := o.hostInput(h).Requirements()
 	h.DiskSpeed = assisted.DiskSpeed{Tested: true, OK: hw.DiskSpeedMs <= req.DiskSpeedMs}
 	h.ImagesDone, h.ImagesFailed = true, nil
@@ -185,7 +189,7 @@ func (o *op) scheduleStage(h *host) {
 	if h.Status != assisted.HostInstallingInProgress {
 		return
 	}
-	hw, _ := parseHardware(h.Hardware)
+	hw := o.hw(h.Hardware)
 	s := h.Stage
 	key := h.ID + string(s)
 	switch {
@@ -194,6 +198,9 @@ func (o *op) scheduleStage(h *host) {
 		return
 	case hw.DisconnectAt == string(s):
 		o.agentStops(h, "stage "+string(s))
+		return
+	case hw.MediaAt == string(s):
+		o.mediaDisconnect(h)
 		return
 	case s == assisted.StageRebooting:
 		// The machine reboots into the installed system: the discovery

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/coreos/ignition/v2/config/v3_1"
@@ -26,6 +27,15 @@ func (o *op) reconcileAgents() {
 			continue
 		}
 		o.matchBMH(h)
+		if m := d.bmh(h.Namespace, h.Machine); m != nil && m.Annotations[AnnotationHardware] != h.Hardware {
+			// The machine changed (its hardware annotation): the agent's
+			// next inventory step reports it.
+			h.Hardware = m.Annotations[AnnotationHardware]
+			o.changed = true
+			if h.AgentUp {
+				o.schedule(tkInventory, h.ID, o.after(timing.Inventory, h.ID+"inventory"))
+			}
+		}
 		var spec *bmhSpec
 		if h.BMH != "" {
 			spec = d.bmh(h.Namespace, h.BMH)
@@ -47,12 +57,10 @@ func (o *op) reconcileAgents() {
 		// The Agent controller pushes role, hostname and pool only while
 		// the host can still change (updateIfNeeded).
 		if h.Status.Unbound() || h.Status.In(assisted.HostDiscovering, assisted.HostKnown, assisted.HostDisconnected, assisted.HostInsufficient, assisted.HostPendingForInput, assisted.HostBinding) {
-			role := h.SpecRole
-			if role == "" {
-				role = assisted.RoleAutoAssign
-			}
-			if h.Role != role {
-				h.Role = role
+			// An empty spec role leaves the role to the service (auto-assign,
+			// then what the installation assigns).
+			if h.SpecRole != "" && h.Role != h.SpecRole {
+				h.Role = h.SpecRole
 				o.changed = true
 			}
 			setStr(o, &h.Hostname, h.SpecHostname)
@@ -290,32 +298,46 @@ func (o *op) unbind(h *host) {
 
 // agentLabels keeps the labels the Agent controller sets (updateLabels).
 func (o *op) agentLabels(h *host) {
-	want := map[string]string{}
-	for k, v := range h.Labels {
-		if !strings.HasPrefix(k, assisted.InventoryLabelPrefix) && k != assisted.LabelClusterDeploymentNamespace && k != assisted.LabelAgentBMH {
-			want[k] = v
+	set := func(k, v string) {
+		if cur, ok := h.Labels[k]; !ok || cur != v {
+			if h.Labels == nil {
+				h.Labels = map[string]string{}
+			}
+			h.Labels[k] = v
+			o.changed = true
+		}
+	}
+	drop := func(k string) {
+		if _, ok := h.Labels[k]; ok {
+			delete(h.Labels, k)
+			o.changed = true
 		}
 	}
 	if h.BMH != "" {
-		want[assisted.LabelAgentBMH] = h.BMH
+		set(assisted.LabelAgentBMH, h.BMH)
+	} else {
+		drop(assisted.LabelAgentBMH)
 	}
 	ns := ""
 	if h.Bound {
 		ns, _ = splitKey(h.ClusterRef)
 	}
-	want[assisted.LabelClusterDeploymentNamespace] = ns
-	if inv := h.Inventory; inv != nil {
-		want[assisted.InventoryLabelPrefix+"storage-hasnonrotationaldisk"] = fmt.Sprint(hasSSD(inv))
-		want[assisted.InventoryLabelPrefix+"cpu-architecture"] = sanitizeLabel(inv.Arch)
-		want[assisted.InventoryLabelPrefix+"cpu-virtenabled"] = fmt.Sprint(inv.VirtEnabled)
-		want[assisted.InventoryLabelPrefix+"host-manufacturer"] = sanitizeLabel(inv.Vendor)
-		want[assisted.InventoryLabelPrefix+"host-productname"] = sanitizeLabel(inv.Product)
-		want[assisted.InventoryLabelPrefix+"host-isvirtual"] = fmt.Sprint(inv.Virtual)
+	set(assisted.LabelClusterDeploymentNamespace, ns)
+	inv := h.Inventory
+	if inv == nil {
+		for k := range h.Labels {
+			if strings.HasPrefix(k, assisted.InventoryLabelPrefix) {
+				drop(k)
+			}
+		}
+		return
 	}
-	if !equalMaps(h.Labels, want) {
-		h.Labels = want
-		o.changed = true
-	}
+	set(assisted.InventoryLabelPrefix+"storage-hasnonrotationaldisk", strconv.FormatBool(hasSSD(inv)))
+	set(assisted.InventoryLabelPrefix+"cpu-architecture", sanitizeLabel(inv.Arch))
+	set(assisted.InventoryLabelPrefix+"cpu-virtenabled", strconv.FormatBool(inv.VirtEnabled))
+	set(assisted.InventoryLabelPrefix+"host-manufacturer", sanitizeLabel(inv.Vendor))
+	set(assisted.InventoryLabelPrefix+"host-productname", sanitizeLabel(inv.Product))
+	set(assisted.InventoryLabelPrefix+"host-isvirtual", strconv.FormatBool(inv.Virtual))
 }
 
 func hasSSD(inv *assisted.Inventory) bool {
@@ -327,10 +349,23 @@ func hasSSD(inv *assisted.Inventory) bool {
 	return false
 }
 
-var labelRE = regexp.MustCompile(`[^-A-Za-z0-9_.]`)
-
 // sanitizeLabel keeps [-A-Za-z0-9_.] (updateLabels).
-func sanitizeLabel(s string) string { return labelRE.ReplaceAllString(s, "") }
+func sanitizeLabel(s string) string {
+	keep := func(r rune) bool {
+		return r == '-' || r == '_' || r == '.' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	for _, r := range s {
+		if !keep(r) {
+			return strings.Map(func(r rune) rune {
+				if keep(r) {
+					return r
+				}
+				return -1
+			}, s)
+		}
+	}
+	return s
+}
 
 // deleteHost removes an Agent and deregisters its host (the Agent
 // finalizer, §9).

@@ -42,8 +42,12 @@ func (o *op) bmac(spec *bmhSpec, b *bmh) {
 	h := o.agentOf(b)
 	o.handleUnbinding(b, h)
 	if !b.Detached {
-		if !b.InspectDisabled {
-			b.InspectDisabled = true
+		// A missing inspect annotation is set to disabled; one that is
+		// there (even empty, as the ClusterInstance templates write it)
+		// is left as the site wrote it.
+		v, set := spec.Annotations[assisted.AnnotationInspect]
+		if disabled := !set || v == assisted.InspectDisabled; disabled != b.InspectDisabled {
+			b.InspectDisabled = disabled
 			o.changed = true
 		}
 		switch {

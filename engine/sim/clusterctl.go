@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/netip"
 	"sort"
@@ -51,7 +50,13 @@ func (o *op) reconcileCluster() {
 		o.syncClusterSpec()
 	}
 	if c.Status == assisted.ClusterReady && sync == nil {
-		o.maybeInstall()
+		// The ClusterDeployment controller notices a ready cluster at its
+		// next reconcile.
+		if at := c.StatusAt.Add(timing.InstallTrigger); o.now.Before(at) {
+			o.scheduleBy(tkReconcile, "", at)
+		} else {
+			o.maybeInstall()
+		}
 	}
 	o.recordCompletion()
 	if c.Status == assisted.ClusterAddingHosts {
@@ -77,11 +82,8 @@ func (o *op) clusterSyncError() *assisted.SyncError {
 	case d.ACI.ImageSet == "" && !d.CD.Installed:
 		return &assisted.SyncError{Input: true, Message: "ClusterImageSet must be specified in AgentClusterInstall.Spec.ImageSetRef for cluster that is not installed"}
 	}
-	if v, ok := d.ACI.Annotations[assisted.AnnotationInstallConfigOverrides]; ok && v != "" {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(v), &m); err != nil {
-			return &assisted.SyncError{Input: true, Message: fmt.Sprintf("Failed to parse '%s' annotation: %v", assisted.AnnotationInstallConfigOverrides, err)}
-		}
+	if e := d.ACI.OverridesError; e != "" {
+		return &assisted.SyncError{Input: true, Message: fmt.Sprintf("Failed to parse '%s' annotation: %s", assisted.AnnotationInstallConfigOverrides, e)}
 	}
 	return nil
 }
@@ -133,7 +135,7 @@ func (o *op) syncClusterSpec() {
 		}
 	}
 	netType := a.NetworkType
-	if t := overrideNetworkType(a.Annotations[assisted.AnnotationInstallConfigOverrides]); t != "" {
+	if t := a.OverridesNetworkType; t != "" {
 		netType = t
 	}
 	if netType == "" {
@@ -185,19 +187,6 @@ func equalStrings(a, b []string) bool {
 		}
 	}
 	return true
-}
-
-func overrideNetworkType(v string) string {
-	if v == "" {
-		return ""
-	}
-	var m struct {
-		Networking struct {
-			NetworkType string `json:"networkType"`
-		} `json:"networking"`
-	}
-	_ = json.Unmarshal([]byte(v), &m)
-	return m.Networking.NetworkType
 }
 
 // autoMachineNetworks is the service's auto-fill of an empty machine
@@ -455,6 +444,10 @@ func (o *op) day2Conversion() {
 func (o *op) installDay2Hosts() {
 	for _, h := range o.st.clusterHosts() {
 		if h.Status == assisted.HostKnown && h.Approved {
+			if at := h.StatusAt.Add(timing.InstallTrigger); o.now.Before(at) {
+				o.scheduleBy(tkReconcile, "", at)
+				continue
+			}
 			h.Day2 = true
 			if h.Role == assisted.RoleAutoAssign || h.Role == "" {
 				h.Role = assisted.RoleWorker
@@ -480,6 +473,9 @@ func (o *op) onClusterStatus(old assisted.ClusterStatus) {
 		if c.FinalizingAt.IsZero() {
 			c.FinalizingAt = o.now
 			c.FinalizingStage = assisted.FinalizingWaitingForClusterOperators
+			if c.Operators == nil {
+				c.Operators = map[string]string{}
+			}
 			for _, op := range assisted.BuiltinOperators {
 				c.Operators[op] = "progressing"
 			}
@@ -487,7 +483,7 @@ func (o *op) onClusterStatus(old assisted.ClusterStatus) {
 			o.schedule(tkFinalize, "", o.now.Add(timing.KubeconfigUpload))
 		}
 	case assisted.ClusterInstalled:
-		c.CompletedAt = o.now
+		c.CompletedAt, c.InstalledInfo = o.now, c.StatusInfo
 		c.FinalizePercent, c.TotalPercent = 100, 100
 		c.FinalizingStage = assisted.FinalizingDone
 		o.event(o.aciRef(), evCompleted, fmt.Sprintf("Successfully completed installing cluster %s", o.clusterName()))

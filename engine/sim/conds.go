@@ -19,7 +19,25 @@ func (o *op) updateConditions() {
 	for _, rc := range st.Conditions {
 		prev[rc.Kind+" "+rc.Namespace+"/"+rc.Name] = rc.Conditions
 	}
-	get := func(kind, ns, name string) []engine.Condition { return prev[kind+" "+ns+"/"+name] }
+	// get returns an object's previous conditions without the refusal
+	// condition, which only the refusals below decide.
+	get := func(kind, ns, name string) []engine.Condition {
+		conds := prev[kind+" "+ns+"/"+name]
+		for i, c := range conds {
+			if c.Type == condAccepted {
+				return append(append([]engine.Condition(nil), conds[:i]...), conds[i+1:]...)
+			}
+		}
+		return conds
+	}
+	getAccepted := func(kind, ns, name string) []engine.Condition {
+		for _, c := range prev[kind+" "+ns+"/"+name] {
+			if c.Type == condAccepted {
+				return []engine.Condition{c}
+			}
+		}
+		return nil
+	}
 	var out []resourceConds
 	add := func(kind, ns, name string, conds []engine.Condition) {
 		out = append(out, resourceConds{Kind: kind, Namespace: ns, Name: name, Conditions: conds})
@@ -57,15 +75,16 @@ func (o *op) updateConditions() {
 	}
 	for _, r := range st.Refusals {
 		c := assisted.Cond{Type: condAccepted, Status: assisted.False, Reason: r.Reason, Message: r.Message}
+		cond := assisted.SetConditions(getAccepted(r.Object.Kind, r.Object.Namespace, r.Object.Name), []assisted.Cond{c}, o.now, assisted.OnAnyChange)[0]
 		found := false
 		for i := range out {
 			if out[i].Kind == r.Object.Kind && out[i].Namespace == r.Object.Namespace && out[i].Name == r.Object.Name {
-				out[i].Conditions = append(out[i].Conditions, assisted.SetConditions(get(r.Object.Kind, r.Object.Namespace, r.Object.Name), []assisted.Cond{c}, o.now, assisted.OnAnyChange)[0])
+				out[i].Conditions = append(out[i].Conditions, cond)
 				found = true
 			}
 		}
 		if !found {
-			add(r.Object.Kind, r.Object.Namespace, r.Object.Name, assisted.SetConditions(get(r.Object.Kind, r.Object.Namespace, r.Object.Name), []assisted.Cond{c}, o.now, assisted.OnAnyChange)[:1])
+			add(r.Object.Kind, r.Object.Namespace, r.Object.Name, []engine.Condition{cond})
 		}
 	}
 	sortResources(out)

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -76,6 +78,10 @@ type aciSpec struct {
 	Hold         bool              `json:"hold,omitempty"`
 	SSHKey       string            `json:"sshKey,omitempty"`
 	Annotations  map[string]string `json:"annotations,omitempty"`
+	// OverridesNetworkType and OverridesError come from the
+	// install-config-overrides annotation, read once.
+	OverridesNetworkType string `json:"overridesNetworkType,omitempty"`
+	OverridesError       string `json:"overridesError,omitempty"`
 	// Spec is the canonical JSON of spec, to detect changes the webhook
 	// refuses once installation started.
 	Spec string `json:"spec"`
@@ -94,8 +100,10 @@ type infraEnvSpec struct {
 	// KernelArgsProblem is set when a kernel argument operation is not
 	// append.
 	KernelArgsProblem string `json:"kernelArgsProblem,omitempty"`
-	// Content is the object as rendered, for the discovery ignition.
+	// Content is the object as rendered, for the discovery ignition;
+	// Digest identifies its spec.
 	Content map[string]any `json:"content"`
+	Digest  string         `json:"digest"`
 }
 
 type nmStateSpec struct {
@@ -107,6 +115,7 @@ type nmStateSpec struct {
 	Addresses    map[string][]string `json:"addresses,omitempty"`
 	DefaultRoute bool                `json:"defaultRoute,omitempty"`
 	Content      map[string]any      `json:"content"`
+	Digest       string              `json:"digest"`
 }
 
 type nmInterface struct {
@@ -307,7 +316,25 @@ func parseACI(o *render.Object) (*aciSpec, string) {
 		b, _ := json.Marshal(spec)
 		a.Spec = string(b)
 	}
+	if v := a.Annotations[assisted.AnnotationInstallConfigOverrides]; v != "" {
+		var m struct {
+			Networking struct {
+				NetworkType string `json:"networkType"`
+			} `json:"networking"`
+		}
+		if err := json.Unmarshal([]byte(v), &m); err != nil {
+			a.OverridesError = err.Error()
+		}
+		a.OverridesNetworkType = m.Networking.NetworkType
+	}
 	return a, ""
+}
+
+// specDigest identifies an object's spec.
+func specDigest(c map[string]any) string {
+	b, _ := json.Marshal(c["spec"])
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
 }
 
 func parseInfraEnv(o *render.Object) infraEnvSpec {
@@ -320,6 +347,7 @@ func parseInfraEnv(o *render.Object) infraEnvSpec {
 		OSVersion:   str(c, "spec", "osImageVersion"),
 		Override:    str(c, "spec", "ignitionConfigOverride"),
 		Content:     c,
+		Digest:      specDigest(c),
 	}
 	if name := str(c, "spec", "clusterRef", "name"); name != "" {
 		ns := str(c, "spec", "clusterRef", "namespace")
@@ -339,7 +367,7 @@ func parseInfraEnv(o *render.Object) infraEnvSpec {
 
 func parseNMState(o *render.Object) nmStateSpec {
 	c := o.Content
-	n := nmStateSpec{Namespace: o.Namespace, Name: o.Name, Labels: strMap(c, "metadata", "labels"), Content: c}
+	n := nmStateSpec{Namespace: o.Namespace, Name: o.Name, Labels: strMap(c, "metadata", "labels"), Content: c, Digest: specDigest(c)}
 	for _, i := range list(c, "spec", "interfaces") {
 		m, _ := i.(map[string]any)
 		n.Interfaces = append(n.Interfaces, nmInterface{Name: str(m, "name"), MAC: strings.ToLower(str(m, "macAddress"))})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -32,7 +33,10 @@ type Engine struct {
 	macs   map[string]string // boot MAC → site
 	// nmIndex finds NMStateConfigs by label, across sites.
 	nmIndex map[string][]nmRef
-	closed  bool
+	hwCache map[string]hardware
+	// steps counts the timers run, for benchmarks.
+	steps  uint64
+	closed bool
 
 	// anchorWall and anchorVirt map real to virtual time at finite speed.
 	anchorWall time.Time
@@ -78,6 +82,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		owners:    map[string]string{},
 		macs:      map[string]string{},
 		nmIndex:   map[string][]nmRef{},
+		hwCache:   map[string]hardware{},
 		published: map[string]*engine.SiteStatus{},
 		subs:      map[*subscriber]struct{}{},
 		wake:      make(chan struct{}, 1),
@@ -132,7 +137,11 @@ func (e *Engine) resume(states map[string]*siteState) error {
 
 // Apply records the desired state of one site. A bundle that contradicts
 // itself or another site is refused: the site's status says why, and the
-// previously accepted bundle (if any) stays in force.
+// previously accepted bundle (if any) stays in force. The change is
+// committed with the runner's next batch (at once when idle); its status
+// is published after that commit. Flush commits at once. A process killed
+// in between loses the apply, not the state before it: the loop applies
+// the site again when it starts.
 func (e *Engine) Apply(ctx context.Context, b *render.Bundle, revision string) error {
 	if b == nil || b.Site == "" {
 		return errors.New("apply: the bundle names no site")
@@ -176,13 +185,9 @@ func (e *Engine) Apply(ctx context.Context, b *render.Bundle, revision string) e
 func (e *Engine) Delete(ctx context.Context, name string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
-		return errors.New("delete: the engine is closed")
-	}
-	e.catchUp()
-	s := e.sites[name]
-	if s == nil {
-		return fmt.Errorf("delete %s: %w", name, engine.ErrNotFound)
+	s, err := e.siteLocked("delete", name)
+	if err != nil {
+		return err
 	}
 	if s.st.Deleting == nil {
 		o := e.op(s)
@@ -199,13 +204,9 @@ func (e *Engine) Delete(ctx context.Context, name string) error {
 func (e *Engine) Approve(ctx context.Context, siteName, agentOrHost string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
-		return errors.New("approve: the engine is closed")
-	}
-	e.catchUp()
-	s := e.sites[siteName]
-	if s == nil {
-		return fmt.Errorf("approve: site %s: %w", siteName, engine.ErrNotFound)
+	s, err := e.siteLocked("approve", siteName)
+	if err != nil {
+		return err
 	}
 	var names []string
 	for _, h := range s.st.Hosts {
@@ -223,6 +224,20 @@ func (e *Engine) Approve(ctx context.Context, siteName, agentOrHost string) erro
 		return fmt.Errorf("approve: site %s has no agent yet; wait until its hosts registered", siteName)
 	}
 	return fmt.Errorf("approve: site %s has no agent or host named %q; its agents are %s", siteName, agentOrHost, strings.Join(names, ", "))
+}
+
+// siteLocked brings the clock up to date and returns a site for an
+// operation; callers hold mu.
+func (e *Engine) siteLocked(verb, name string) (*site, error) {
+	if e.closed {
+		return nil, fmt.Errorf("%s: the engine is closed", verb)
+	}
+	e.catchUp()
+	s := e.sites[name]
+	if s == nil {
+		return nil, fmt.Errorf("%s: site %s: %w", verb, name, engine.ErrNotFound)
+	}
+	return s, nil
 }
 
 // Status reports one site as of the last commit.
@@ -267,10 +282,20 @@ func (e *Engine) Advance(ctx context.Context, d time.Duration) error {
 		return errors.New("advance: the engine is closed")
 	}
 	target := e.now.Add(d)
-	e.process(target, math.MaxInt)
-	e.now = target
-	e.mu.Unlock()
+	func() {
+		defer e.mu.Unlock()
+		e.process(target, math.MaxInt)
+		e.now = target
+	}()
 	return e.commit()
+}
+
+// Steps is how many simulation steps (timers) the engine ran since it
+// started: what benchmarks divide by.
+func (e *Engine) Steps() uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.steps
 }
 
 // Flush commits and publishes what changed since the last commit.
@@ -396,12 +421,27 @@ func (e *Engine) process(target time.Time, limit int) int {
 		if t.At.After(e.now) {
 			e.now = t.At
 		}
-		o := e.op(s)
-		o.fire(t)
-		o.finish()
+		e.runTimer(s, t)
+		e.steps++
 		n++
 	}
 	return n
+}
+
+// runTimer fires one timer. A bug that panics stops that site's step,
+// not the engine: the panic is logged and recorded on the site.
+func (e *Engine) runTimer(s *site, t timer) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.opts.Logger.Error("simulation step failed", "site", s.st.Name, "timer", t.Kind, "panic", r, "stack", string(debug.Stack()))
+			o := e.op(s)
+			o.event("", "InternalError", fmt.Sprintf("The simulation of step %s failed: %v", t.Kind, r))
+			e.markDirty(s)
+		}
+	}()
+	o := e.op(s)
+	o.fire(t)
+	o.finish()
 }
 
 // take removes a timer from the site, reporting whether it was pending.

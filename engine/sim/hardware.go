@@ -37,6 +37,7 @@ type hardware struct {
 	// Failure injection.
 	FailAt        assisted.Stage
 	DisconnectAt  string
+	MediaAt       string
 	NeverRegister bool
 	BootFromISO   bool
 	DiskSpeedMs   float64
@@ -65,7 +66,7 @@ const (
 // hardwareKeys documents every key, in the order errors list them.
 var hardwareKeys = []string{
 	"cpus", "memoryMiB", "diskGB", "diskType", "vendor", "product", "virtual", "arch",
-	"interfaces", "hostname", "failAt", "disconnectAt", "register", "bootOrder",
+	"interfaces", "hostname", "failAt", "disconnectAt", "mediaAt", "register", "bootOrder",
 	"diskSpeedMs", "imagePull", "latencyMs", "packetLossPct", "dns", "defaultRoute", "ntp",
 }
 
@@ -149,6 +150,14 @@ func (hw *hardware) set(k, v string) error {
 			s, err = parseStage(v)
 			hw.DisconnectAt = string(s)
 		}
+	case "mediaAt":
+		if strings.EqualFold(v, disconnectDiscovery) {
+			hw.MediaAt = disconnectDiscovery
+			break
+		}
+		var s assisted.Stage
+		s, err = parseStage(v)
+		hw.MediaAt = string(s)
 	case "register":
 		if v != "never" {
 			return fmt.Errorf("the only value is never")

@@ -24,10 +24,9 @@ func (o *op) hostMonitor() {
 
 func (o *op) refreshHost(h *host) {
 	in := o.hostInput(h)
+	// The operator validations (assisted.OperatorResults) all pass: no
+	// site enables an operator, so they change neither gates nor status.
 	rs := assisted.EvaluateHost(in)
-	if in.Cluster != nil {
-		rs = append(rs, assisted.OperatorResults(h.Day2)...)
-	}
 	np := assisted.NotPassing(rs)
 	if !h.Validated || !equalResults(h.Validations, np) {
 		h.Validations, h.Validated = np, true
@@ -43,7 +42,7 @@ func (o *op) refreshHost(h *host) {
 
 // hostInput gathers what the host validations read.
 func (o *op) hostInput(h *host) *assisted.HostInput {
-	hw, _ := parseHardware(h.Hardware)
+	hw := o.hw(h.Hardware)
 	in := &assisted.HostInput{
 		ID:                h.ID,
 		Inventory:         h.Inventory,
@@ -52,6 +51,7 @@ func (o *op) hostInput(h *host) *assisted.HostInput {
 		Day2:              h.Day2,
 		RequestedHostname: h.Hostname,
 		CheckedIn:         o.checkedIn(h),
+		MediaDisconnected: h.MediaDisconnected,
 		Stage:             h.Stage,
 		DiskSpeed:         h.DiskSpeed,
 		FailedImages:      h.ImagesFailed,
@@ -113,7 +113,7 @@ func (o *op) peerNetwork(h *host, hw hardware) (latency, loss float64) {
 		if p == h || effectiveRole(p) != role || p.Inventory == nil {
 			continue
 		}
-		phw, _ := parseHardware(p.Hardware)
+		phw := o.hw(p.Hardware)
 		latency = max(latency, hw.LatencyMs+phw.LatencyMs)
 		loss = max(loss, hw.PacketLossPct, phw.PacketLossPct)
 	}
@@ -371,9 +371,25 @@ func (o *op) progress(h *host, stage assisted.Stage, info string) {
 	o.scheduleStage(h)
 }
 
+// mediaDisconnect is the MediaDisconnect event: the agent reports that
+// it cannot read the discovery media (§1.4 other events).
+func (o *op) mediaDisconnect(h *host) {
+	h.MediaDisconnected = true
+	o.changed = true
+	o.event(agentRef(h), evInjected, fmt.Sprintf("Host %s: the discovery media was disconnected (%s mediaAt)", h.name(), AnnotationHardware))
+	switch s := h.Status; {
+	case s.Unbound():
+		o.setHostStatus(h, assisted.HostDisconnectedUnbound, assisted.InfoMediaDisconnected)
+	case s.In(assisted.HostDiscovering, assisted.HostInsufficient, assisted.HostKnown, assisted.HostPendingForInput, assisted.HostDisconnected, assisted.HostBinding):
+		o.setHostStatus(h, assisted.HostDisconnected, assisted.InfoMediaDisconnected)
+	case s.In(assisted.HostPreparingForInstallation, assisted.HostPreparingFailed, assisted.HostPreparingSuccessful, assisted.HostInstalling, assisted.HostInstallingInProgress, assisted.HostError):
+		o.setHostStatus(h, assisted.HostError, assisted.InfoMediaDisconnected)
+	}
+}
+
 // onHostStatus reacts to a host entering a status: the agent's next steps.
 func (o *op) onHostStatus(h *host, old assisted.HostStatus) {
-	hw, _ := parseHardware(h.Hardware)
+	hw := o.hw(h.Hardware)
 	switch h.Status {
 	case assisted.HostPreparingForInstallation:
 		if hw.DisconnectAt == disconnectPreparing {

@@ -3,7 +3,6 @@ package sim
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -149,12 +148,9 @@ func (o *op) imageReady(key string) {
 // InfraEnv, the backend cluster (a re-registered cluster regenerates it).
 func infraEnvDigest(spec *infraEnvSpec, nms []nmStateSpec, c *cluster, bound bool) string {
 	h := sha256.New()
-	b, _ := json.Marshal(spec.Content["spec"])
-	h.Write(b)
+	h.Write([]byte(spec.Digest))
 	for _, n := range nms {
-		h.Write([]byte(n.Namespace + "/" + n.Name))
-		b, _ := json.Marshal(n.Content["spec"])
-		h.Write(b)
+		h.Write([]byte(n.Namespace + "/" + n.Name + "/" + n.Digest))
 	}
 	if bound && c != nil {
 		h.Write([]byte(c.ID))

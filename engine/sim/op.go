@@ -107,9 +107,25 @@ func (o *op) settle() {
 	if any {
 		o.dirty = true
 		o.scheduleMonitors()
+		// Conditions are a function of the state: they move only when
+		// the state did.
+		o.updateConditions()
 	}
 	o.scheduleDeadlines()
-	o.updateConditions()
+}
+
+// hw is the machine a hardware annotation describes. Annotations repeat
+// across hosts (most have none), so parses are kept.
+func (o *op) hw(value string) hardware {
+	if h, ok := o.e.hwCache[value]; ok {
+		return h
+	}
+	h, _ := parseHardware(value)
+	if len(o.e.hwCache) > 4096 {
+		clear(o.e.hwCache)
+	}
+	o.e.hwCache[value] = h
+	return h
 }
 
 // --- timers ---

@@ -79,10 +79,12 @@ func (e *Engine) runBatch(max bool) bool {
 			target = time.Unix(0, math.MaxInt64)
 		}
 		n := e.process(target, 2000)
-		if !max && target.After(e.now) {
+		pending := e.q.len() > 0 && e.q.h[0].at <= target.UnixNano()
+		// The clock moves to the wall clock's virtual time only once every
+		// event due before it ran: an event never runs later than its time.
+		if !max && !pending && target.After(e.now) {
 			e.now = target
 		}
-		pending := e.q.len() > 0 && e.q.h[0].at <= target.UnixNano()
 		e.mu.Unlock()
 		ran += n
 		if !pending {

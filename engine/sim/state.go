@@ -116,15 +116,18 @@ type cluster struct {
 	PrepReason   string `json:"prepReason,omitempty"`
 	// BeforePending is the status to return to when no host is pending
 	// user action any more.
-	BeforePending    assisted.ClusterStatus   `json:"beforePending,omitempty"`
-	InstallStartedAt time.Time                `json:"installStartedAt,omitzero"`
-	CompletedAt      time.Time                `json:"completedAt,omitzero"`
-	PrepPercent      int                      `json:"prepPercent,omitempty"`
-	InstallPercent   int                      `json:"installPercent,omitempty"`
-	FinalizePercent  int                      `json:"finalizePercent,omitempty"`
-	TotalPercent     int                      `json:"totalPercent,omitempty"`
-	FinalizingStage  assisted.FinalizingStage `json:"finalizingStage,omitempty"`
-	FinalizingAt     time.Time                `json:"finalizingAt,omitzero"`
+	BeforePending    assisted.ClusterStatus `json:"beforePending,omitempty"`
+	InstallStartedAt time.Time              `json:"installStartedAt,omitzero"`
+	CompletedAt      time.Time              `json:"completedAt,omitzero"`
+	// InstalledInfo is the status info the cluster had when it was
+	// installed, kept after the day-2 conversion.
+	InstalledInfo   string                   `json:"installedInfo,omitempty"`
+	PrepPercent     int                      `json:"prepPercent,omitempty"`
+	InstallPercent  int                      `json:"installPercent,omitempty"`
+	FinalizePercent int                      `json:"finalizePercent,omitempty"`
+	TotalPercent    int                      `json:"totalPercent,omitempty"`
+	FinalizingStage assisted.FinalizingStage `json:"finalizingStage,omitempty"`
+	FinalizingAt    time.Time                `json:"finalizingAt,omitzero"`
 	// Kubeconfig is true once the installer controller uploaded it.
 	Kubeconfig bool `json:"kubeconfig,omitempty"`
 	// Operators maps monitored operators to "available" or "progressing".
@@ -217,16 +220,19 @@ type host struct {
 	ClusterRef    string              `json:"clusterRef,omitempty"`
 	Sync          *assisted.SyncError `json:"sync,omitempty"`
 	// Machine and agent.
-	Hardware     string                   `json:"hardware,omitempty"` // the annotation value
-	Inventory    *assisted.Inventory      `json:"inventory,omitempty"`
-	AgentUp      bool                     `json:"agentUp,omitempty"`
-	LastSeen     time.Time                `json:"lastSeen,omitzero"`
-	Bootstrap    bool                     `json:"bootstrap,omitempty"`
-	InstallDisk  string                   `json:"installDisk,omitempty"`
-	DiskSpeed    assisted.DiskSpeed       `json:"diskSpeed,omitzero"`
-	ImagesDone   bool                     `json:"imagesDone,omitempty"`
-	ImagesFailed []string                 `json:"imagesFailed,omitempty"`
-	APIConn      assisted.APIConnectivity `json:"apiConn,omitzero"`
+	Hardware  string              `json:"hardware,omitempty"` // the annotation value
+	Inventory *assisted.Inventory `json:"inventory,omitempty"`
+	AgentUp   bool                `json:"agentUp,omitempty"`
+	// MediaDisconnected is set when the agent reported that the
+	// discovery media went away.
+	MediaDisconnected bool                     `json:"mediaDisconnected,omitempty"`
+	LastSeen          time.Time                `json:"lastSeen,omitzero"`
+	Bootstrap         bool                     `json:"bootstrap,omitempty"`
+	InstallDisk       string                   `json:"installDisk,omitempty"`
+	DiskSpeed         assisted.DiskSpeed       `json:"diskSpeed,omitzero"`
+	ImagesDone        bool                     `json:"imagesDone,omitempty"`
+	ImagesFailed      []string                 `json:"imagesFailed,omitempty"`
+	APIConn           assisted.APIConnectivity `json:"apiConn,omitzero"`
 	// Progress.
 	Stage          assisted.Stage `json:"stage,omitempty"`
 	StageStartedAt time.Time      `json:"stageStartedAt,omitzero"`

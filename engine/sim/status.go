@@ -7,6 +7,7 @@ import (
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/engine/assisted"
+	"github.com/siteops/siteops/render"
 )
 
 // buildStatus is the site's status document, derived from its state
@@ -37,10 +38,16 @@ func buildStatus(st *siteState, mode ApproveMode) engine.SiteStatus {
 	}
 	out.Hosts = hostStatuses(st)
 	for _, rc := range st.Conditions {
-		out.Resources = append(out.Resources, engine.ResourceStatus{
+		rs := engine.ResourceStatus{
 			Kind: rc.Kind, Namespace: rc.Namespace, Name: rc.Name,
 			Conditions: append([]engine.Condition(nil), rc.Conditions...),
-		})
+		}
+		if rc.Kind == render.KindInfraEnv {
+			if ie := st.infraEnv(rc.Namespace, rc.Name); ie != nil {
+				rs.ISODownloadURL = ie.ISOURL
+			}
+		}
+		out.Resources = append(out.Resources, rs)
 	}
 	out.Events = append([]engine.Event(nil), st.Events...)
 	out.Phase, out.Message = phase(st, mode)
@@ -147,6 +154,9 @@ func phase(st *siteState, mode ApproveMode) (engine.Phase, string) {
 		msg := c.StatusInfo + "."
 		if c.Status == assisted.ClusterAddingHosts {
 			msg = assisted.ClusterInfoInstalled + "."
+			if c.InstalledInfo != "" {
+				msg = c.InstalledInfo + "."
+			}
 		}
 		if n := day2Installing(st); n > 0 {
 			msg += fmt.Sprintf(" %d host(s) are being added.", n)
@@ -223,7 +233,7 @@ func hostProblems(st *siteState) string {
 		case h.Status.In(assisted.HostDiscovering, assisted.HostDiscoveringUnbound):
 			parts = append(parts, h.Machine+" is discovering")
 		default:
-			parts = append(parts, fmt.Sprintf("%s is %s: %s", h.Machine, h.Status, h.StatusInfo))
+			parts = append(parts, fmt.Sprintf("%s is %s: %s", h.Machine, h.Status, strings.TrimSuffix(h.StatusInfo, ".")))
 		}
 	}
 	waiting := 0

@@ -15,6 +15,9 @@ import (
 var timing = struct {
 	// Controllers react to a change of their objects this quickly.
 	Reconcile time.Duration
+	// InstallTrigger is how long a ready cluster waits for the
+	// ClusterDeployment controller's next reconcile.
+	InstallTrigger time.Duration
 	// ImageGeneration is the time from an InfraEnv's registration to its
 	// ISO being available.
 	ImageGeneration time.Duration
@@ -58,6 +61,7 @@ var timing = struct {
 	Drain time.Duration
 }{
 	Reconcile:        1 * time.Second,
+	InstallTrigger:   10 * time.Second,
 	ImageGeneration:  5 * time.Second,
 	BMHRegistering:   10 * time.Second,
 	BMHInspection:    3 * time.Minute,

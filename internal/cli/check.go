@@ -7,8 +7,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -180,10 +182,10 @@ func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr i
 	return nil
 }
 
-// loadForCheck loads and renders the sites under paths once; the rules
-// read the rendered objects from memory. A site that cannot render is a
-// load problem, hence a finding. Only the objects the policies read are
-// kept: whole bundles of a large fleet would cost gigabytes.
+// loadForCheck loads and renders the sites under paths once, on all CPUs;
+// the rules read the rendered objects from memory. A site that cannot
+// render is a load problem, hence a finding. Only the objects the policies
+// read are kept: whole bundles of a large fleet would cost gigabytes.
 func loadForCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths []string,
 	loadOpts []sites.Option, renderOpts []render.Option) (*sites.Fleet, map[string]*render.Bundle, error) {
 	fleet, err := sites.Load(ctx, fsys, paths, loadOpts...)
@@ -191,16 +193,37 @@ func loadForCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths 
 		return nil, nil, err
 	}
 	r := render.New(renderOpts...)
+	type rendered struct {
+		bundle   *render.Bundle
+		problems sites.Problems
+	}
+	out := make([]rendered, len(fleet.Sites))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := range next {
+				b, problems := r.Render(fleet.Sites[i])
+				if b != nil {
+					b.Objects = slices.DeleteFunc(b.Objects, func(o *render.Object) bool { return !engine.Reads(o) })
+				}
+				out[i] = rendered{b, problems}
+			}
+		})
+	}
+	for i := range fleet.Sites {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	bundles := make(map[string]*render.Bundle, len(fleet.Sites))
 	kept := fleet.Sites[:0]
-	for _, s := range fleet.Sites {
-		b, problems := r.Render(s)
-		fleet.Problems = append(fleet.Problems, problems...)
-		if b == nil {
+	for i, s := range fleet.Sites {
+		fleet.Problems = append(fleet.Problems, out[i].problems...)
+		if out[i].bundle == nil {
 			continue
 		}
-		b.Objects = slices.DeleteFunc(b.Objects, func(o *render.Object) bool { return !engine.Reads(o) })
-		bundles[s.Name] = b
+		bundles[s.Name] = out[i].bundle
 		kept = append(kept, s)
 	}
 	fleet.Sites = kept

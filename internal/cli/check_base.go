@@ -33,14 +33,16 @@ func loadBase(ctx context.Context, engine *policy.Engine, f *checkFlags, paths [
 	if err != nil {
 		return nil, usageError("--base %s: %v", f.base, err)
 	}
-	rev, err := repo.Resolve(f.base)
+	defer repo.Close()
+	commit, err := repo.Resolve(f.base)
 	if err != nil {
 		return nil, usageError("--base: %v", err)
 	}
-	tree, err := repo.FS(rev)
+	tree, err := repo.FS(commit)
 	if err != nil {
 		return nil, usageError("--base: %v", err)
 	}
+	// The tree is the whole repository's; the fleet is the part under --root.
 	fsys, err := tree.Sub(repo.Dir())
 	if err != nil {
 		return nil, usageError("--base: %v", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/siteops/siteops/convert"
+	"github.com/siteops/siteops/internal/safefs"
 	"github.com/siteops/siteops/internal/yamlenc"
 	"github.com/siteops/siteops/render"
 	"github.com/siteops/siteops/sites"
@@ -64,24 +65,11 @@ func runConvert(cmd *cobra.Command, f *convertFlags, args []string, stdout, stde
 	if f.templateNamespace == "" {
 		return usageError("--template-namespace must not be empty")
 	}
-	root, err := os.OpenRoot(f.root)
+	in, err := openFleet(f.root, args, f.manifestsDir)
 	if err != nil {
-		return usageError("--root %s: %v", f.root, err)
+		return err
 	}
-	defer root.Close()
-	paths, err := rootRelative(f.root, args)
-	if err != nil {
-		return usageError("%v", err)
-	}
-	var renderOpts []render.Option
-	if f.manifestsDir != "" {
-		dir, err := sites.ReadManifestDir(os.DirFS(f.manifestsDir), ".")
-		if err != nil {
-			return usageError("--extra-manifests-dir %s: %v", f.manifestsDir, err)
-		}
-		dir.Path = f.manifestsDir
-		renderOpts = append(renderOpts, render.WithDefaultManifests(dir))
-	}
+	defer in.root.Close()
 	if f.outDir != "" {
 		if err := os.MkdirAll(f.outDir, 0o755); err != nil {
 			return fmt.Errorf("--out-dir: %w", err)
@@ -89,10 +77,10 @@ func runConvert(cmd *cobra.Command, f *convertFlags, args []string, stdout, stde
 	}
 	opts := []convert.Option{
 		convert.WithTemplateNamespace(f.templateNamespace),
-		convert.WithRenderer(render.New(renderOpts...)),
+		convert.WithRenderer(render.New(in.renderOpts...)),
 	}
 
-	fleet, err := sites.Load(cmd.Context(), root.FS(), paths)
+	fleet, err := sites.Load(cmd.Context(), in.root.FS(), in.paths)
 	if err != nil {
 		return err
 	}
@@ -153,35 +141,11 @@ func convertSite(s *sites.Site, outDir string, opts []convert.Option, out io.Wri
 		fmt.Fprintln(stderr, n)
 	}
 	if outDir != "" {
-		return true, writeFileAtomic(outDir, name, data)
+		return true, safefs.WriteFileAtomic(filepath.Join(outDir, name), data)
 	}
 	if _, err := io.WriteString(out, "---\n"); err != nil {
 		return false, err
 	}
 	_, err = out.Write(data)
 	return err == nil, err
-}
-
-// writeFileAtomic writes a file through a temporary one, so that a reader
-// never sees half a file.
-func writeFileAtomic(dir, name string, data []byte) error {
-	tmp, err := os.CreateTemp(dir, ".siteops-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644) // CreateTemp makes it 0600
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, name))
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/siteops/siteops/internal/safefs"
 	"github.com/siteops/siteops/render"
 	"github.com/siteops/siteops/sites"
 )
@@ -79,41 +80,25 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 	if f.maxFileSize <= 0 {
 		return usageError("--max-file-size must be positive")
 	}
-	root, err := os.OpenRoot(f.root)
+	in, err := openFleet(f.root, args, f.manifestsDir)
 	if err != nil {
-		return usageError("--root %s: %v", f.root, err)
+		return err
 	}
-	defer root.Close()
-	if len(args) == 0 {
-		args = []string{"."}
-	}
-	paths, err := rootRelative(f.root, args)
-	if err != nil {
-		return usageError("%v", err)
-	}
-	var opts []render.Option
-	if f.manifestsDir != "" {
-		dir, err := sites.ReadManifestDir(os.DirFS(f.manifestsDir), ".")
-		if err != nil {
-			return usageError("--extra-manifests-dir %s: %v", f.manifestsDir, err)
-		}
-		dir.Path = f.manifestsDir
-		opts = append(opts, render.WithDefaultManifests(dir))
-	}
+	defer in.root.Close()
 	out := render.NewStreamWriter(stdout, enc)
 	if f.outDir != "" {
 		if err := os.MkdirAll(f.outDir, 0o755); err != nil {
 			return fmt.Errorf("--out-dir: %w", err)
 		}
 	}
-	r := render.New(opts...)
+	r := render.New(in.renderOpts...)
 	if err := r.CheckDefaultManifests(); err != nil {
 		fmt.Fprintf(stderr, "--extra-manifests-dir %s: %v\n", f.manifestsDir, err)
 		return errFailed
 	}
 	work := func(s *sites.Site) any { return r.RenderEncoded(s, enc) }
 	failed := false
-	err = sites.Stream(cmd.Context(), root.FS(), paths, work, func(it sites.Item) error {
+	err = sites.Stream(cmd.Context(), in.root.FS(), in.paths, work, func(it sites.Item) error {
 		if report(stderr, it.Problems) {
 			failed = true
 		}
@@ -204,5 +189,5 @@ func writeSiteFile(dir, name string, enc render.Encoder, chunk []byte) error {
 	if err := sw.Close(); err != nil {
 		return err
 	}
-	return writeFileAtomic(dir, name, buf.Bytes())
+	return safefs.WriteFileAtomic(filepath.Join(dir, name), buf.Bytes())
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -166,6 +167,12 @@ func applyOptions(opts []Option) options {
 
 // kustomizationNames are the file names kustomize recognises, in its order.
 var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+
+// IsKustomizationFile reports whether a file name is one kustomize reads
+// as a kustomization.
+func IsKustomizationFile(name string) bool {
+	return slices.Contains(kustomizationNames, path.Base(name))
+}
 
 // IsKustomization reports whether dir (a slash path inside fsys) holds a
 // kustomization file, and which.

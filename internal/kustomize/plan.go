@@ -502,26 +502,40 @@ func (b *builder) localPath(kd *kdir, field string, line int, raw string) (strin
 	return real, nil
 }
 
-// resourceEntry checks an entry of resources, bases or components.
-func (b *builder) resourceEntry(kd *kdir, field string, i int, raw string, chain []string, dirOnly bool) (*entry, error) {
-	e := &entry{field: field, index: i, raw: raw, line: kd.line(field, i)}
-	if isRemoteBase(raw) {
-		if err := b.checkRemoteEntry(kd, field, e.line, raw); err != nil {
+// locate finds where an entry leads: a remote entry (checked against the
+// options) is marked remote, a local one gets its path inside the root,
+// whose file info is returned.
+func (b *builder) locate(kd *kdir, field string, e *entry) (fs.FileInfo, error) {
+	if isRemoteBase(e.raw) {
+		if err := b.checkRemoteEntry(kd, field, e.line, e.raw); err != nil {
 			return nil, err
 		}
-		e.remote = true
-		kd.remote = true
-		return e, nil
+		e.remote, kd.remote = true, true
+		return nil, nil
 	}
-	real, err := b.localPath(kd, field, e.line, raw)
+	real, err := b.localPath(kd, field, e.line, e.raw)
 	if err != nil {
 		return nil, err
 	}
 	st, err := fs.Stat(b.fsys, real)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s entry %q: %w", posOf(kd.file, e.line), field, clip(raw), explainFSError(real, err))
+		return nil, fmt.Errorf("%s: %s entry %q: %w", posOf(kd.file, e.line), field, clip(e.raw), explainFSError(real, err))
 	}
 	e.path = real
+	return st, nil
+}
+
+// resourceEntry checks an entry of resources, bases or components.
+func (b *builder) resourceEntry(kd *kdir, field string, i int, raw string, chain []string, dirOnly bool) (*entry, error) {
+	e := &entry{field: field, index: i, raw: raw, line: kd.line(field, i)}
+	st, err := b.locate(kd, field, e)
+	if err != nil {
+		return nil, err
+	}
+	if e.remote {
+		return e, nil
+	}
+	real := e.path
 	if st.IsDir() {
 		if e.sub, err = b.planEdge(real, chain, kd, e); err != nil {
 			return nil, err
@@ -635,26 +649,17 @@ func (b *builder) pluginEntry(kd *kdir, field string, i int, raw string, chain [
 		e.inline = rs
 		return e, nil
 	}
-	if isRemoteBase(raw) {
-		if err := b.checkRemoteEntry(kd, field, e.line, raw); err != nil {
-			return nil, err
-		}
-		// A remote plugin configuration cannot be checked beforehand, but
-		// krusty runs with plugins disabled and refuses anything that is
-		// not built in.
-		e.remote = true
-		kd.remote = true
-		return e, nil
-	}
-	real, err := b.localPath(kd, field, e.line, raw)
+	// A remote plugin configuration cannot be checked beforehand, but
+	// krusty runs with plugins disabled and refuses anything that is not
+	// built in.
+	st, err := b.locate(kd, field, e)
 	if err != nil {
 		return nil, err
 	}
-	st, err := fs.Stat(b.fsys, real)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s entry %q: %w", posOf(kd.file, e.line), field, clip(raw), explainFSError(real, err))
+	if e.remote {
+		return e, nil
 	}
-	e.path = real
+	real := e.path
 	var files []string
 	if st.IsDir() {
 		if e.sub, err = b.planEdge(real, chain, kd, e); err != nil {

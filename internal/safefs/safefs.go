@@ -3,6 +3,10 @@
 // plain words what went wrong (missing, unreadable, a symlink that leaves
 // the root). Paths are read through an fs.FS, in production the one of an
 // os.Root, so that nothing outside the fleet root can be reached.
+//
+// It also writes files atomically (WriteFileAtomic, WriteAtomic): through a
+// synced temporary file renamed into place, so that no reader and no crash
+// sees half a file.
 package safefs
 
 import (
@@ -15,6 +19,24 @@ import (
 
 // ErrEscape marks a path or symlink that leads outside the fleet root.
 var ErrEscape = errors.New("the path leads outside the fleet root")
+
+// ErrTooLarge marks a file over the size limit.
+var ErrTooLarge = errors.New("the file is over the size limit")
+
+// kindError is a message that matches one of the errors above with
+// errors.Is, without repeating its text.
+type kindError struct {
+	msg  string
+	kind error
+}
+
+func (e *kindError) Error() string        { return e.msg }
+func (e *kindError) Is(target error) bool { return target == e.kind }
+
+// Escape returns an error with the given message that matches ErrEscape.
+func Escape(format string, args ...any) error {
+	return &kindError{msg: fmt.Sprintf(format, args...), kind: ErrEscape}
+}
 
 // ReadFile reads a file of at most max bytes.
 func ReadFile(fsys fs.FS, p string, max int64) ([]byte, error) {
@@ -31,7 +53,7 @@ func ReadFile(fsys fs.FS, p string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is a directory, not a file", p)
 	}
 	if st.Size() > max {
-		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit on input files", p, st.Size(), max)
+		return nil, &kindError{fmt.Sprintf("%s is %d bytes, over the %d-byte limit on input files", p, st.Size(), max), ErrTooLarge}
 	}
 	// The size from Stat can be stale or wrong: the reader is limited too.
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
@@ -39,7 +61,7 @@ func ReadFile(fsys fs.FS, p string, max int64) ([]byte, error) {
 		return nil, Explain(p, err)
 	}
 	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s is over the %d-byte limit on input files", p, max)
+		return nil, &kindError{fmt.Sprintf("%s is over the %d-byte limit on input files", p, max), ErrTooLarge}
 	}
 	return data, nil
 }
@@ -49,11 +71,11 @@ func ReadFile(fsys fs.FS, p string, max int64) ([]byte, error) {
 func Explain(p string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s does not exist: %w", p, fs.ErrNotExist)
+		return &kindError{fmt.Sprintf("%s does not exist", p), fs.ErrNotExist}
 	case errors.Is(err, fs.ErrPermission):
 		return fmt.Errorf("%s cannot be read: %w", p, fs.ErrPermission)
 	case strings.Contains(err.Error(), "escapes from parent"), strings.Contains(err.Error(), "path escapes"):
-		return fmt.Errorf("%s is a symlink that leads outside the fleet root: %w", p, ErrEscape)
+		return Escape("%s is a symlink that leads outside the fleet root", p)
 	}
 	return err
 }

@@ -294,3 +294,26 @@ func numbers(v any) any {
 	}
 	return v
 }
+
+// Copy deep-copies a JSON-compatible value (the result of Convert, or a
+// decoded free-form document), so that the copy shares no map or list with
+// the original. An int becomes an int64, as Convert gives them.
+func Copy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = Copy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = Copy(e)
+		}
+		return out
+	case int:
+		return int64(v)
+	}
+	return v
+}

@@ -3,8 +3,6 @@ package conformance
 import (
 	"bufio"
 	"bytes"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,48 +10,25 @@ import (
 	"github.com/siteops/siteops/internal/cli"
 )
 
-// clusterInstanceSets are the ClusterInstance conformance sets: the copy in
-// this repository and the shared one when present.
-func clusterInstanceSets() []string {
-	sets := []string{"testdata/clusterinstance"}
-	if st, err := os.Stat("../../../shared/conformance/clusterinstance/inputs"); err == nil && st.IsDir() {
-		sets = append(sets, "../../../shared/conformance/clusterinstance")
-	}
-	return sets
-}
-
 // TestClusterInstanceConformance renders every input of the set and checks
 // that the objects equal the SiteConfig operator's, value types included,
 // in the operator's apply order, and that the suppressed ones match.
 func TestClusterInstanceConformance(t *testing.T) {
-	for _, set := range clusterInstanceSets() {
-		inputs, err := filepath.Glob(filepath.Join(set, "inputs", "*.yaml"))
-		if err != nil || len(inputs) == 0 {
-			t.Fatalf("no inputs in %s", set)
+	eachInput(t, conformanceSets("clusterinstance"), func(t *testing.T, set, name string, want []byte) {
+		stdout, stderr, code := runCLI(t, set, "render", "inputs/"+name+".yaml")
+		if code != cli.ExitOK {
+			t.Fatalf("exit code %d, stderr:\n%s", code, stderr)
 		}
-		for _, in := range inputs {
-			name := strings.TrimSuffix(filepath.Base(in), ".yaml")
-			t.Run(set+"/"+name, func(t *testing.T) {
-				want, err := os.ReadFile(filepath.Join(set, "expected", name+".yaml"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				stdout, stderr, code := runCLI(t, set, "render", "inputs/"+name+".yaml")
-				if code != cli.ExitOK {
-					t.Fatalf("exit code %d, stderr:\n%s", code, stderr)
-				}
-				if diffs := diffSets(docSet(t, want), docSet(t, []byte(stdout))); len(diffs) > 0 {
-					t.Errorf("objects differ from the operator's:\n%s", joinLines(diffs))
-				}
-				if got, wantOrder := docOrder(t, []byte(stdout)), docOrder(t, want); !slices.Equal(got, wantOrder) {
-					t.Errorf("apply order\n got  %v\n want %v", got, wantOrder)
-				}
-				if got, wantSup := suppressedIn(stderr), suppressedInExpected(want); !slices.Equal(got, wantSup) {
-					t.Errorf("suppressed %v, want %v", got, wantSup)
-				}
-			})
+		if diffs := diffSets(docSet(t, want), docSet(t, []byte(stdout))); len(diffs) > 0 {
+			t.Errorf("objects differ from the operator's:\n%s", joinLines(diffs))
 		}
-	}
+		if got, wantOrder := docOrder(t, []byte(stdout)), docOrder(t, want); !slices.Equal(got, wantOrder) {
+			t.Errorf("apply order\n got  %v\n want %v", got, wantOrder)
+		}
+		if got, wantSup := suppressedIn(stderr), suppressedInExpected(want); !slices.Equal(got, wantSup) {
+			t.Errorf("suppressed %v, want %v", got, wantSup)
+		}
+	})
 }
 
 // docOrder lists the documents of a stream as kind namespace/name.

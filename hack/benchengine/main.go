@@ -1,0 +1,282 @@
+// Command benchengine measures the embedded installation engine
+// (engine/sim) on synthetic fleets.
+//
+// Usage:
+//
+//	go run ./hack/benchengine [-runs sno:3500@60,sno:10000@max] [-work DIR] [-sync]
+//
+// Each run is SHAPE:SITES@SPEED: a fleet of SITES sites of hack/fleetgen's
+// SHAPE (sno or ha) installed at SPEED virtual seconds per second ("max":
+// as fast as the engine goes). For each run benchengine writes the fleet
+// as SiteConfig files, then starts itself as a child process that streams
+// the fleet through the renderer into a fresh engine (state in a bbolt
+// store under the work directory, as `siteops run` keeps it) and waits
+// until every site's status is Installed. It prints one table row per run:
+// the time to render and apply every site, the wall time from the first
+// apply to the last site Installed, the virtual time that took, the
+// engine's event rate, and the child's peak resident set size (VmHWM,
+// Linux only), which covers rendering, the engine and its store. MB are 10^6 bytes. Commits skip fsync unless -sync is given: the
+// store then survives a killed process but not a power loss.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/engine/sim"
+	"github.com/siteops/siteops/hack/fleetgen/gen"
+	"github.com/siteops/siteops/render"
+	"github.com/siteops/siteops/sites"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "benchengine:", err)
+		os.Exit(1)
+	}
+}
+
+// spec is one run: a fleet shape and size, and the engine's speed.
+type spec struct {
+	shape gen.Shape
+	sites int
+	speed float64 // 0: max
+}
+
+func (s spec) String() string {
+	sp := "max"
+	if s.speed > 0 {
+		sp = strconv.FormatFloat(s.speed, 'f', -1, 64)
+	}
+	return fmt.Sprintf("%s:%d@%s", s.shape, s.sites, sp)
+}
+
+func parseSpecs(v string) ([]spec, error) {
+	var out []spec
+	for _, part := range strings.Split(v, ",") {
+		shape, rest, ok1 := strings.Cut(part, ":")
+		n, speed, ok2 := strings.Cut(rest, "@")
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("run %q: write SHAPE:SITES@SPEED, e.g. sno:10000@max", part)
+		}
+		sh, err := gen.ParseShape(shape)
+		if err != nil {
+			return nil, fmt.Errorf("run %q: %w", part, err)
+		}
+		sites, err := strconv.Atoi(n)
+		if err != nil || sites <= 0 || sites > gen.MaxSites {
+			return nil, fmt.Errorf("run %q: sites must be 1..%d", part, gen.MaxSites)
+		}
+		s := spec{shape: sh, sites: sites}
+		if speed != "max" {
+			if s.speed, err = strconv.ParseFloat(speed, 64); err != nil || s.speed <= 0 {
+				return nil, fmt.Errorf("run %q: speed is a positive number or max", part)
+			}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// result is what a child reports.
+type result struct {
+	Sites      int     `json:"sites"`
+	ApplySec   float64 `json:"applySec"`
+	InstallSec float64 `json:"installSec"`
+	VirtualMin float64 `json:"virtualMin"`
+	Failed     int     `json:"failed"`
+	// PeakRSS is the child's VmHWM in bytes, 0 where /proc does not say.
+	PeakRSS int64 `json:"peakRSS"`
+}
+
+// peakRSS reads the process's peak resident set size (VmHWM, Linux).
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("benchengine", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		runs    = fs.String("runs", "sno:3500@60,sno:10000@max", "comma-separated runs, SHAPE:SITES@SPEED")
+		work    = fs.String("work", "", "work directory for fleets and stores (default: a temporary one, removed)")
+		syncs   = fs.Bool("sync", false, "fsync every commit")
+		child   = fs.Bool("child", false, "internal: run one measurement")
+		dir     = fs.String("dir", "", "internal: the fleet directory")
+		state   = fs.String("state", "", "internal: the state directory")
+		speed   = fs.Float64("speed", 0, "internal: the speed, 0 for max")
+		timeout = fs.Duration("timeout", 10*time.Minute, "give up on a run after this long")
+		profile = fs.String("cpuprofile", "", "write the children's CPU profiles to this file prefix")
+	)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *child {
+		if *profile != "" {
+			f, err := os.Create(*profile)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return err
+			}
+			defer pprof.StopCPUProfile()
+		}
+		return runChild(*dir, *state, *speed, !*syncs, *timeout, stdout)
+	}
+	specs, err := parseSpecs(*runs)
+	if err != nil {
+		return err
+	}
+	root := *work
+	if root == "" {
+		if root, err = os.MkdirTemp("", "benchengine-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(root)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "run\tsites\tapply s\tinstall s (wall)\tvirtual min\tvirtual s per s\tpeak RSS MB\tfailed\t")
+	for _, s := range specs {
+		fleet := filepath.Join(root, fmt.Sprintf("fleet-%s-%d", s.shape, s.sites))
+		if _, err := os.Stat(fleet); err != nil {
+			if _, err := gen.Generate(fleet, gen.Config{Sites: s.sites, Shape: s.shape, Layout: gen.LayoutFiles, Manifests: 5, Seed: 1}); err != nil {
+				return fmt.Errorf("generate %s: %w", s, err)
+			}
+		}
+		stateDir := filepath.Join(root, "state-"+strings.NewReplacer(":", "-", "@", "-").Replace(s.String()))
+		os.RemoveAll(stateDir)
+		cargs := []string{"-child", "-dir", fleet, "-state", stateDir, "-speed", strconv.FormatFloat(s.speed, 'f', -1, 64), "-timeout", timeout.String()}
+		if *syncs {
+			cargs = append(cargs, "-sync")
+		}
+		if *profile != "" {
+			cargs = append(cargs, "-cpuprofile", *profile+"."+strings.NewReplacer(":", "-", "@", "-").Replace(s.String()))
+		}
+		cmd := exec.Command(self, cargs...)
+		cmd.Stderr = stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return fmt.Errorf("run %s: %w", s, err)
+		}
+		var r result
+		if err := json.Unmarshal(out, &r); err != nil {
+			return fmt.Errorf("run %s: child printed %q: %w", s, out, err)
+		}
+		rss := "n/a"
+		if r.PeakRSS > 0 {
+			rss = fmt.Sprintf("%.0f", float64(r.PeakRSS)/1e6)
+		}
+		rate := r.VirtualMin * 60 / r.InstallSec
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.0f\t%.0f\t%s\t%d\t\n", s, r.Sites, r.ApplySec, r.InstallSec, r.VirtualMin, rate, rss, r.Failed)
+		tw.Flush()
+		os.RemoveAll(stateDir)
+	}
+	return tw.Flush()
+}
+
+// runChild streams the fleet through the renderer into an engine and
+// waits for every site to be installed.
+func runChild(dir, state string, speed float64, noSync bool, timeout time.Duration, stdout io.Writer) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if speed == 0 {
+		speed = math.Inf(1)
+	}
+	e, err := sim.New(ctx, sim.Options{StateDir: state, Speed: speed, NoSync: noSync})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	md, err := sites.ReadManifestDir(os.DirFS(filepath.Join(dir, gen.ExtraManifestsDir)), ".")
+	if err != nil {
+		return err
+	}
+	r := render.New(render.WithDefaultManifests(md))
+	changes := e.Subscribe(ctx)
+	start := time.Now()
+	virtualStart := e.Now()
+	n := 0
+	err = sites.Stream(ctx, os.DirFS(dir), []string{"."}, func(s *sites.Site) any {
+		b, _ := r.Render(s)
+		return b
+	}, func(it sites.Item) error {
+		b, _ := it.Result.(*render.Bundle)
+		if b == nil {
+			return fmt.Errorf("site %v did not render: %v", it.Site, it.Problems)
+		}
+		n++
+		return e.Apply(ctx, b, "bench")
+	})
+	if err != nil {
+		return err
+	}
+	applied := time.Since(start)
+	done := map[string]bool{}
+	failed := 0
+	for len(done) < n {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%d of %d sites installed when the time ran out", len(done), n)
+		case name, ok := <-changes:
+			if !ok {
+				return errors.New("the engine stopped")
+			}
+			if done[name] {
+				continue
+			}
+			st, err := e.Status(ctx, name)
+			if err != nil {
+				continue
+			}
+			switch st.Phase {
+			case engine.PhaseInstalled:
+				done[name] = true
+			case engine.PhaseFailed:
+				done[name] = true
+				failed++
+			}
+		}
+	}
+	res := result{
+		Sites:      n,
+		ApplySec:   applied.Seconds(),
+		InstallSec: time.Since(start).Seconds(),
+		VirtualMin: e.Now().Sub(virtualStart).Minutes(),
+		Failed:     failed,
+		PeakRSS:    peakRSS(),
+	}
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	return json.NewEncoder(w).Encode(res)
+}

@@ -1,0 +1,53 @@
+package safefs
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "out.yaml")
+	for _, content := range []string{"first\n", "second, longer\n"} {
+		if err := WriteFileAtomic(name, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(name)
+		if err != nil || string(got) != content {
+			t.Fatalf("read %q, %v; want %q", got, err, content)
+		}
+	}
+	st, err := os.Stat(name)
+	if err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v (%v), want 0644", st.Mode().Perm(), err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("directory holds %d entries, want only the file (no temporary left)", len(entries))
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "missing", "x"), nil); err == nil {
+		t.Error("writing into a missing directory succeeded")
+	}
+}
+
+func TestWriteAtomicStaysInsideRoot(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if err := WriteAtomic(root, "out/x", []byte("x")); err == nil {
+		t.Error("wrote through a symlink that leads out of the root")
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("%d files written outside the root", len(entries))
+	}
+	if err := WriteAtomic(root, "in.txt", []byte("in")); err != nil {
+		t.Fatal(err)
+	}
+}

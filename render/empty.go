@@ -1,0 +1,66 @@
+package render
+
+import "reflect"
+
+// The generator copies a field of the site into its object whenever the
+// field is set, and leaves it out only when it is unset: a list or mapping
+// written empty ("apiVIPs: []", "rootDeviceHints: {}") is rendered empty
+// (siteconfig-v1.md §3.0), while the typed objects siteops builds drop
+// empty values. copiedValues lists, per kind, the fields copied whole, and
+// where each goes.
+
+// copied is one field copied whole into an object: its value and its path.
+type copied struct {
+	value any
+	path  []string
+}
+
+var copiedValues = map[string]func(r *siteRender, node int) []copied{
+	KindAgentClusterInstall: func(r *siteRender, _ int) []copied {
+		c := r.cluster
+		return []copied{
+			{c.ApiVIPs, []string{"spec", "apiVIPs"}},
+			{c.IngressVIPs, []string{"spec", "ingressVIPs"}},
+			{c.ClusterNetwork, []string{"spec", "networking", "clusterNetwork"}},
+			{c.MachineNetwork, []string{"spec", "networking", "machineNetwork"}},
+			{c.ServiceNetwork, []string{"spec", "networking", "serviceNetwork"}},
+		}
+	},
+	KindInfraEnv: func(r *siteRender, _ int) []copied {
+		return []copied{{r.cluster.AdditionalNTPSources, []string{"spec", "additionalNTPSources"}}}
+	},
+	KindNMStateConfig: func(r *siteRender, node int) []copied {
+		n := &r.cluster.Nodes[node]
+		return []copied{
+			{n.NodeNetwork.Config, []string{"spec", "config"}},
+			{n.NodeNetwork.Interfaces, []string{"spec", "interfaces"}},
+		}
+	},
+	KindBareMetalHost: func(r *siteRender, node int) []copied {
+		n := &r.cluster.Nodes[node]
+		return []copied{
+			{n.RootDeviceHints, []string{"spec", "rootDeviceHints"}},
+			{n.UserData, []string{"spec", "userData"}},
+		}
+	},
+}
+
+// keepEmpty writes the fields of copiedValues that are set but empty.
+func (r *siteRender) keepEmpty(kind string, node int, content map[string]any) {
+	fields, ok := copiedValues[kind]
+	if !ok {
+		return
+	}
+	for _, f := range fields(r, node) {
+		v := reflect.ValueOf(f.value)
+		if v.IsNil() || v.Len() > 0 {
+			continue
+		}
+		parent := ensureMap(content, f.path[:len(f.path)-1]...)
+		if v.Kind() == reflect.Map {
+			parent[f.path[len(f.path)-1]] = map[string]any{}
+		} else {
+			parent[f.path[len(f.path)-1]] = []any{}
+		}
+	}
+}
