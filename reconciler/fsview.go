@@ -5,18 +5,30 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // fsView wraps the tree of a snapshot for one load. It records every path
 // the load looks at (opened, read, listed or probed for existence), which
-// is what the sites of a kustomize tree depend on; and it can serve other
+// is what the sites of a kustomize tree depend on; it can serve other
 // content in place of some files, which is how one SiteConfig listed
-// under a kustomization's generators: is reloaded alone (see reload.go).
+// under a kustomization's generators: is reloaded alone; and it can list
+// only some entries of a directory while the loader walks, which is how
+// some files of a directory are loaded as a walk finds them (see
+// reload.go).
 type fsView struct {
 	fsys    fs.FS
 	replace map[string][]byte
+	// only maps a directory to the entries it lists while the loader
+	// walks. The loader collects (walks) before it reads any file, and
+	// later lists directories for other reasons (an extra-manifest
+	// directory): from the first file read on, directories list all
+	// their entries.
+	only    map[string]map[string]bool
+	walking atomic.Bool
 
 	mu    sync.Mutex
 	reads map[string]struct{}
@@ -25,8 +37,9 @@ type fsView struct {
 // newFSView returns a view of fsys. The result implements fs.ReadLinkFS
 // exactly when fsys does, so that the kustomize build resolves symlinks as
 // it would on fsys itself.
-func newFSView(fsys fs.FS, replace map[string][]byte) (fs.FS, *fsView) {
-	v := &fsView{fsys: fsys, replace: replace, reads: map[string]struct{}{}}
+func newFSView(fsys fs.FS, replace map[string][]byte, only map[string]map[string]bool) (fs.FS, *fsView) {
+	v := &fsView{fsys: fsys, replace: replace, only: only, reads: map[string]struct{}{}}
+	v.walking.Store(len(only) > 0)
 	if rl, ok := fsys.(fs.ReadLinkFS); ok {
 		return &linkView{fsView: v, rl: rl}, v
 	}
@@ -48,6 +61,7 @@ func (v *fsView) paths() map[string]struct{} {
 
 func (v *fsView) Open(name string) (fs.File, error) {
 	v.note(name)
+	v.walking.Store(false)
 	if data, ok := v.replace[name]; ok {
 		return &memFile{Reader: bytes.NewReader(data), info: memInfo{name: path.Base(name), size: int64(len(data))}}, nil
 	}
@@ -56,6 +70,7 @@ func (v *fsView) Open(name string) (fs.File, error) {
 
 func (v *fsView) ReadFile(name string) ([]byte, error) {
 	v.note(name)
+	v.walking.Store(false)
 	if data, ok := v.replace[name]; ok {
 		return bytes.Clone(data), nil
 	}
@@ -67,7 +82,11 @@ func (v *fsView) ReadFile(name string) ([]byte, error) {
 func (v *fsView) ReadDir(name string) ([]fs.DirEntry, error) {
 	v.note(name)
 	v.note(name + "/")
-	return fs.ReadDir(v.fsys, name)
+	entries, err := fs.ReadDir(v.fsys, name)
+	if keep, ok := v.only[name]; ok && v.walking.Load() {
+		entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return !keep[e.Name()] })
+	}
+	return entries, err
 }
 
 func (v *fsView) Stat(name string) (fs.FileInfo, error) {

@@ -101,42 +101,44 @@ func TestIncrementalLoadEqualsFullLoad(t *testing.T) {
 	tests := []struct {
 		name   string
 		mutate func(t *testing.T, dir string) []string
+		broken bool // the change leaves a problem
 	}{
 		{"a generator site changes", func(t *testing.T, dir string) []string {
 			replaceIn(t, dir, "ztp/marlow-sno.yaml", "marlow.example.net", "marlow.example.org")
 			return []string{"ztp/marlow-sno.yaml"}
-		}},
+		}, false},
 		{"a BIOS profile changes", func(t *testing.T, dir string) []string {
 			appendTo(t, dir, "ztp/bios/granite-compute.bios.yaml", "# tuned\n")
 			return []string{"ztp/bios/granite-compute.bios.yaml"}
-		}},
+		}, false},
 		{"a kustomize base changes", func(t *testing.T, dir string) []string {
 			replaceIn(t, dir, "kust/base/clusterinstance.yaml", "baseDomain: edge.example.net", "baseDomain: edge.example.org")
 			return []string{"kust/base/clusterinstance.yaml"}
-		}},
+		}, false},
 		{"a plain site is renamed", func(t *testing.T, dir string) []string {
 			replaceIn(t, dir, "plain/wren.yaml", "clusterName: wren-sno-01", "clusterName: wren-sno-02")
 			return []string{"plain/wren.yaml"}
-		}},
+		}, false},
 		{"a generator site is removed", func(t *testing.T, dir string) []string {
 			os.Remove(dir + "/ztp/kestrel-compact.yaml")
 			replaceIn(t, dir, "ztp/kustomization.yaml", "  - kestrel-compact.yaml\n", "")
 			return []string{"ztp/kestrel-compact.yaml", "ztp/kustomization.yaml"}
-		}},
+		}, false},
 		{"a plain site is added and an extra manifest too", func(t *testing.T, dir string) []string {
 			data, _ := os.ReadFile(dir + "/plain/wren.yaml")
-			writeFile(t, dir, "plain/finch.yaml", strings.NewReplacer("wren", "finch", "0a:5e:00:71", "0a:5e:00:72").Replace(string(data)))
+			finch := strings.NewReplacer("wren", "finch", "0a:5e:00:71", "0a:5e:00:72").Replace(string(data))
+			writeFile(t, dir, "plain/finch.yaml", strings.Replace(finch, "manifests/finch", "manifests/wren", 1))
 			writeFile(t, dir, "manifests/wren/02-cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: more\n  namespace: default\n")
 			return []string{"plain/finch.yaml", "manifests/wren/02-cm.yaml"}
-		}},
+		}, false},
 		{"a new kustomize tree appears", func(t *testing.T, dir string) []string {
-			copyTree(t, "../examples/kustomize", dir+"/more", "heron", "egret", "osprey", "ibis", "plover", "tern")
+			copyTree(t, "../examples/kustomize", dir+"/more", "heron-sno-01", "egret-sno-01", "osprey-sno-01", "ibis-sno-01", "plover-sno-01", "tern-sno-01")
 			return []string{"more/kustomization.yaml", "more/base/clusterinstance.yaml"}
-		}},
+		}, false},
 		{"a plain file stops parsing", func(t *testing.T, dir string) []string {
 			writeFile(t, dir, "plain/fenwick-compact.yaml", "apiVersion: siteconfig.open-cluster-management.io/v1alpha1\nkind: ClusterInstance\nspec: [\n")
 			return []string{"plain/fenwick-compact.yaml"}
-		}},
+		}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,6 +148,9 @@ func TestIncrementalLoadEqualsFullLoad(t *testing.T) {
 			indexLoad(t, inc, os.DirFS(dir), full())
 			changed := tt.mutate(t, dir)
 			res := indexLoad(t, inc, os.DirFS(dir), inc.ix.plan(changed))
+			if len(res.problems) > 0 != tt.broken {
+				t.Errorf("problems of the incremental load: %v", res.problems)
+			}
 			loaded := map[string]bool{}
 			for _, lo := range res.sites {
 				loaded[lo.rec.name] = true

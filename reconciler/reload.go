@@ -102,25 +102,40 @@ func (l *Loop) load(ctx context.Context, fsys fs.FS, w *work) (*loadResult, erro
 }
 
 // files loads plain-file units. A file that is gone had sites that are
-// gone with it.
+// gone with it. The files are loaded as the walk of their directories
+// finds them, each directory showing only them: a file that defines no
+// site is then skipped as in a walk, not reported as a file named on its
+// own.
 func (ld *loader) files(ctx context.Context, files []string) error {
-	var paths []string
+	only := map[string]map[string]bool{}
+	var direct []string
 	for _, f := range files {
 		ld.cover(ld.byUnit[f])
-		if _, err := fs.Stat(ld.fsys, f); err == nil || !isNotExist(err) {
-			paths = append(paths, f)
+		st, err := fs.Stat(ld.fsys, f)
+		switch {
+		case isNotExist(err):
+		case err != nil || st.IsDir():
+			direct = append(direct, f) // the loader says what is wrong
+		default:
+			dir := path.Dir(f)
+			if only[dir] == nil {
+				only[dir] = map[string]bool{}
+			}
+			only[dir][path.Base(f)] = true
 		}
 	}
+	paths := append(slices.Sorted(maps.Keys(only)), direct...)
 	if len(paths) == 0 {
 		return nil
 	}
-	return ld.stream(ctx, ld.fsys, paths, func(s *sites.Site) (string, string) { return s.Source.File, "" })
+	view, _ := newFSView(ld.fsys, nil, only)
+	return ld.stream(ctx, view, paths, func(s *sites.Site) (string, string) { return s.Source.File, "" })
 }
 
 // kustomization rebuilds a kustomization unit, recording what it reads.
 func (ld *loader) kustomization(ctx context.Context, dir string) error {
 	ld.cover(ld.byUnit[dir])
-	view, rec := newFSView(ld.fsys, nil)
+	view, rec := newFSView(ld.fsys, nil, nil)
 	gens := map[string]generatorList{}
 	var generated []*sites.Site
 	err := ld.stream(ctx, view, []string{dir}, func(s *sites.Site) (string, string) {
@@ -187,7 +202,7 @@ func (ld *loader) generated(ctx context.Context, dir string, files map[string]bo
 		}
 		fmt.Fprintf(&b, "- %q\n", rel)
 	}
-	view, _ := newFSView(ld.fsys, map[string][]byte{kfile: []byte(b.String())})
+	view, _ := newFSView(ld.fsys, map[string][]byte{kfile: []byte(b.String())}, nil)
 	return ld.stream(ctx, view, []string{dir}, func(s *sites.Site) (string, string) {
 		return ld.l.ix.unitOf(dir), kfile
 	})
