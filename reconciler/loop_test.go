@@ -657,3 +657,71 @@ func TestManualApprovalThroughTheAPI(t *testing.T) {
 		t.Fatal("the approved sites did not install")
 	}
 }
+
+func TestPruningStopsAtTheDeletionBudget(t *testing.T) {
+	// Six single-node sites, all removed by one change: over the budget
+	// of max(10 %, 5), so none is deleted.
+	fleet := t.TempDir()
+	marlow := read(t, "../examples/fleet/marlow-sno.yaml")
+	var names []string
+	for i := range 6 {
+		n := string(rune('a' + i))
+		site := strings.NewReplacer("marlow", "site"+n, "0a:5e:00:01", "0a:5e:00:7"+n, "198.51.100.10", "198.51.100.7"+string(rune('0'+i))).Replace(marlow)
+		writeFile(t, fleet, "site"+n+".yaml", site)
+		names = append(names, "site"+n+"-sno-01")
+	}
+	l, _ := startDirLoop(t, fleet, "status", sim.Options{Speed: sim.SpeedMax}, WithPrune(true))
+	docsIn := func() map[string]status.Document {
+		docs := map[string]status.Document{}
+		entries, _ := os.ReadDir(filepath.Join(fleet, "status"))
+		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), ".yaml") {
+				continue
+			}
+			var d status.Document
+			if err := yaml.Unmarshal([]byte(read(t, filepath.Join(fleet, "status", e.Name()))), &d); err == nil {
+				docs[strings.TrimSuffix(e.Name(), ".yaml")] = d
+			}
+		}
+		return docs
+	}
+	waitDocs := func(what string, ok func(map[string]status.Document) bool) map[string]status.Document {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute)
+		for {
+			if docs := docsIn(); ok(docs) {
+				return docs
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no status with %s: %s", what, summarize(docsIn()))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	waitDocs("six sites Installed", func(docs map[string]status.Document) bool {
+		for _, n := range names {
+			if docs[n].Phase != engine.PhaseInstalled {
+				return false
+			}
+		}
+		return true
+	})
+	for i := range 6 {
+		os.Remove(filepath.Join(fleet, "site"+string(rune('a'+i))+".yaml"))
+	}
+	docs := waitDocs("six sites orphaned", func(docs map[string]status.Document) bool {
+		for _, n := range names {
+			if !docs[n].Orphaned {
+				return false
+			}
+		}
+		return true
+	})
+	if m := docs[names[0]].Message; !strings.Contains(m, "deletion budget of 5") {
+		t.Errorf("an orphaned site's message: %q, want the deletion budget", m)
+	}
+	held, err := l.eng.Sites(context.Background())
+	if err != nil || len(held) != 6 {
+		t.Errorf("the engine holds %v (%v), want all six: nothing deleted over the budget", held, err)
+	}
+}
