@@ -25,14 +25,16 @@ lint:
 # bench prints the figures: wall time, sites/s and peak RSS of `siteops
 # render` and `siteops check` over generated fleets (check beside conftest
 # when it is on PATH), the engine's wall time to all Installed and peak RSS
-# of 3,500 single-node sites at --speed 60 and 10,000 at --speed max, plus
-# the Go micro-benchmarks.
+# of 3,500 single-node sites at --speed 60 and 10,000 at --speed max, the Go
+# micro-benchmarks, and the loop's: `siteops run` on a 10,000-site
+# repository (first pass, one-site commit to status pushed).
 bench: build
 	$(GO) run ./hack/benchrender -bin $(BIN) -sizes $(BENCH_SIZES) -shapes $(BENCH_SHAPES) -manifests 20 -runs 3
 	$(GO) run ./hack/benchrender -bin $(BIN) -sizes 1000 -shapes sno,ha -layouts generators,overlays,files/clusterinstance -manifests 20 -runs 3
 	$(GO) run ./hack/benchcheck -bin $(BIN) -sizes $(BENCH_SIZES) -runs 3
 	$(GO) run ./hack/benchengine -runs sno:3500@60,sno:10000@max
 	$(GO) test -run '^$$' -bench . -benchmem ./render/ ./sites/ ./internal/yamlenc/ ./internal/kustomize/ ./policy/ ./engine/sim/
+	$(GO) run ./hack/benchloop -bin $(BIN) -sites 10000 -changes 5
 
 # fuzz runs each fuzz target for a short while: the site decoder
 # (SiteConfig and ClusterInstance), the manifest decoder, and rendering.
@@ -42,9 +44,11 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeManifest$$' -fuzztime $(FUZZTIME) ./sites/
 	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $(FUZZTIME) ./render/
 
-# run renders the example fleet with the example extra-manifest set.
+# run starts the loop on the example fleet bundled into the binary: it
+# installs the sites with the simulated engine and serves the dashboard on
+# http://127.0.0.1:8080/ (Ctrl-C stops it). RUN_FLAGS adds flags.
 run: build
-	$(BIN) render examples/fleet --extra-manifests-dir examples/extra-manifests
+	$(BIN) run $(RUN_FLAGS)
 
 clean:
 	rm -rf bin

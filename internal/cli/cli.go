@@ -76,6 +76,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newRenderCommand(stdout, stderr))
 	root.AddCommand(newCheckCommand(stdout, stderr))
 	root.AddCommand(newConvertCommand(stdout, stderr))
+	root.AddCommand(newRunCommand(stdout, stderr))
 	return root
 }
 

@@ -1,0 +1,214 @@
+package reconciler
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/internal/tomap"
+	"github.com/siteops/siteops/internal/yamlenc"
+	"github.com/siteops/siteops/reconciler/status"
+)
+
+// writeback holds the status files as last written: the encoded document
+// and the README row of every site. Only the Run goroutine uses it.
+type writeback struct {
+	docs map[string][]byte
+	rows map[string]string
+	// readme is the README as last written; pending is set when a write
+	// failed, so that the next one writes even if nothing changed since.
+	readme  []byte
+	pending bool
+	// took is how long the last write took, encoding included.
+	took time.Duration
+}
+
+func newWriteback() *writeback {
+	return &writeback{docs: map[string][]byte{}, rows: map[string]string{}}
+}
+
+// ReadmeFile is the fleet table in the status directory.
+const ReadmeFile = "README.md"
+
+// statusFile is the name of a site's document in the status directory.
+// A name that could leave the directory or hide in it has none.
+func statusFile(site string) (string, bool) {
+	if site == "" || strings.ContainsAny(site, `/\`) || strings.HasPrefix(site, ".") || strings.ContainsRune(site, 0) ||
+		site == strings.TrimSuffix(ReadmeFile, ".md") {
+		return "", false
+	}
+	return site + ".yaml", true
+}
+
+// document builds the status document of one site. It reports false for
+// a site that is gone: deleted by the engine, or never applied and no
+// longer defined.
+func (l *Loop) document(ctx context.Context, r *record) (status.Document, bool) {
+	st, err := l.eng.Status(ctx, r.name)
+	switch {
+	case errors.Is(err, engine.ErrNotFound):
+		if r.deleting || r.unit == "" {
+			return status.Document{}, false
+		}
+		st = engine.SiteStatus{Site: r.name, Phase: engine.PhasePending}
+	case err != nil:
+		st = engine.SiteStatus{Site: r.name, Phase: r.phase, Message: "The engine could not report the site: " + err.Error()}
+	}
+	doc := status.Document{SiteStatus: st, ObservedRevision: r.observed, Orphaned: r.orphaned, Findings: r.findings}
+	switch {
+	case r.blocked:
+		doc.Phase, doc.Message = engine.PhasePolicyFailed, r.message
+	case r.orphaned:
+		doc.Message = r.message
+	}
+	return doc, true
+}
+
+// encodeDocument writes a document as YAML, keys sorted.
+func encodeDocument(doc *status.Document) ([]byte, error) {
+	v, err := tomap.Convert(doc)
+	if err != nil {
+		return nil, err
+	}
+	return yamlenc.Marshal(v)
+}
+
+// writeStatus brings the documents of the named sites up to date and,
+// when any status file changed, writes the status directory once. It
+// reports whether it wrote.
+func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool, error) {
+	wb := l.out
+	start := time.Now()
+	defer func() { wb.took = time.Since(start) }()
+	var changed, gone []string
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		l.mu.RLock()
+		r := l.ix.sites[name]
+		l.mu.RUnlock()
+		if r == nil {
+			if _, ok := wb.docs[name]; ok {
+				delete(wb.docs, name)
+				delete(wb.rows, name)
+				changed = append(changed, name)
+			}
+			continue
+		}
+		doc, ok := l.document(ctx, r)
+		if !ok {
+			l.mu.Lock()
+			l.ix.drop(name)
+			l.mu.Unlock()
+			if _, had := wb.docs[name]; had {
+				delete(wb.docs, name)
+				delete(wb.rows, name)
+				changed = append(changed, name)
+			}
+			gone = append(gone, name)
+			continue
+		}
+		l.observe(r, &doc)
+		if doc.Phase != r.phase {
+			l.mu.Lock()
+			r.phase = doc.Phase
+			l.mu.Unlock()
+		}
+		data, err := encodeDocument(&doc)
+		if err != nil {
+			return false, fmt.Errorf("encode the status of %s: %w", name, err)
+		}
+		if !bytes.Equal(wb.docs[name], data) {
+			wb.docs[name] = data
+			wb.rows[name] = readmeRow(&doc)
+			changed = append(changed, name)
+		}
+	}
+	for _, name := range gone {
+		l.o.logger.Info("site gone", "site", name)
+	}
+	l.publish()
+	readme := l.readme()
+	if len(changed) == 0 && bytes.Equal(readme, wb.readme) && !wb.pending {
+		return false, nil
+	}
+	files := make(map[string][]byte, len(wb.docs)+1)
+	for name, data := range wb.docs {
+		if file, ok := statusFile(name); ok {
+			files[file] = data
+		}
+	}
+	files[ReadmeFile] = readme
+	l.mu.RLock()
+	rev := l.fleet.revision
+	l.mu.RUnlock()
+	wrote, err := l.src.WriteStatus(ctx, files, commitMessage(changed, rev))
+	if err != nil {
+		wb.pending = true
+		l.m.statusErrors.Inc()
+		return false, err
+	}
+	wb.readme, wb.pending = readme, false
+	if wrote {
+		l.m.statusWrites.Inc()
+		l.o.logger.Info("status written", "revision", rev, "sites", len(changed))
+	}
+	return wrote, nil
+}
+
+// publish updates the metrics that count sites and findings.
+func (l *Loop) publish() {
+	phase := map[engine.Phase]int{}
+	findings := map[[2]string]int{}
+	l.mu.RLock()
+	for _, r := range l.ix.sites {
+		// The phase last seen, which may be newer than the one written.
+		if r.seen.phase != "" {
+			phase[r.seen.phase]++
+		} else {
+			phase[r.phase]++
+		}
+		for _, f := range r.findings {
+			findings[findingKey(f)]++
+		}
+	}
+	for _, p := range l.fleet.problems {
+		findings[[2]string{p.Rule, string(p.Severity)}]++
+	}
+	l.mu.RUnlock()
+	l.m.setPhases(phase)
+	l.m.setFindings(findings)
+}
+
+// maxListed bounds the site names a commit message or error lists.
+const maxListed = 10
+
+// commitMessage names the sites whose status changed.
+func commitMessage(changed []string, rev string) string {
+	var b strings.Builder
+	switch len(changed) {
+	case 0:
+		b.WriteString("siteops: fleet status")
+	case 1:
+		fmt.Fprintf(&b, "siteops: status of %s", changed[0])
+	default:
+		fmt.Fprintf(&b, "siteops: status of %d sites", len(changed))
+	}
+	fmt.Fprintf(&b, "\n\nRevision: %s\n", rev)
+	if len(changed) > 1 {
+		fmt.Fprintf(&b, "Sites: %s\n", listNames(changed, maxListed))
+	}
+	return b.String()
+}
+
+// listNames joins names, at most max of them, saying how many more.
+func listNames(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
+}
