@@ -309,10 +309,18 @@ func openSource(ctx context.Context, f *runFlags, reg prometheus.Registerer, log
 }
 
 // withoutUserinfo drops the user and password a URL may carry, for
-// display.
+// display. A URL that does not parse (a password with a stray "%" in it)
+// loses everything between "//" and its last "@", so that a password
+// never reaches the log or the dashboard.
 func withoutUserinfo(raw string) string {
 	u, err := neturl.Parse(raw)
-	if err != nil || u.User == nil {
+	if err != nil {
+		if i, j := strings.Index(raw, "//"), strings.LastIndex(raw, "@"); i >= 0 && j > i {
+			return raw[:i+2] + raw[j+1:]
+		}
+		return raw
+	}
+	if u.User == nil {
 		return raw
 	}
 	u.User = nil
