@@ -21,6 +21,7 @@ import (
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/engine/sim"
 	"github.com/siteops/siteops/internal/gittest"
+	"github.com/siteops/siteops/policy/report"
 	"github.com/siteops/siteops/reconciler/source"
 	"github.com/siteops/siteops/reconciler/status"
 	"github.com/siteops/siteops/render"
@@ -409,6 +410,11 @@ func TestADenyFindingBlocksOnlyItsSite(t *testing.T) {
 	if !found {
 		t.Errorf("kestrel-3n-01 findings = %+v, want the VIP rule with its line", k.Findings)
 	}
+	// The document says what to do, not only what is wrong.
+	if len(k.Findings) == 0 || k.Findings[0].Remediation == "" ||
+		!strings.Contains(k.Message, "To fix it: "+strings.TrimSuffix(k.Findings[0].Remediation, ".")) || !strings.Contains(k.Message, "Push a commit") {
+		t.Errorf("kestrel-3n-01 message does not say how to unblock it: %s", k.Message)
+	}
 	if tw := docs["tidewater-ds-01"]; tw.Phase == engine.PhasePolicyFailed {
 		t.Errorf("tidewater-ds-01 is blocked too: %s", tw.Message)
 	}
@@ -723,5 +729,35 @@ func TestPruningStopsAtTheDeletionBudget(t *testing.T) {
 	held, err := l.eng.Sites(context.Background())
 	if err != nil || len(held) != 6 {
 		t.Errorf("the engine holds %v (%v), want all six: nothing deleted over the budget", held, err)
+	}
+}
+
+func TestABlockedMessageSaysWhyAndWhatToDo(t *testing.T) {
+	rev, applied := strings.Repeat("a", 40), strings.Repeat("b", 40)
+	vip := report.Finding{Rule: "ztp.network.vip-in-machine-network", Severity: report.Deny, Message: "the API VIP is outside the machine network.",
+		Pos: sites.Position{File: "kestrel.yaml", Line: 12}, Remediation: "move the VIP into the machine network."}
+	for _, tc := range []struct {
+		name     string
+		findings []report.Finding
+		applied  string
+		want     []string
+	}{
+		{"deny with a remedy", []report.Finding{vip}, applied, []string{
+			"Revision aaaaaaaaaaaa is not applied: why (kestrel.yaml:12: ztp.network.vip-in-machine-network: the API VIP is outside the machine network).",
+			"The engine keeps revision bbbbbbbbbbbb.", "To fix it: move the VIP into the machine network.", "Push a commit"}},
+		{"two findings", []report.Finding{vip, vip}, "", []string{"; and 1 more)", "Nothing was applied yet.", "To fix it:"}},
+		{"no finding", nil, applied, []string{"is not applied: why. The engine keeps", "Push a commit"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := blockedMessage(rev, "why", tc.findings, tc.applied)
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("message lacks %q:\n%s", w, got)
+				}
+			}
+			if strings.Contains(got, "..") {
+				t.Errorf("message has a doubled period:\n%s", got)
+			}
+		})
 	}
 }

@@ -348,7 +348,7 @@ func blockedMessage(rev, why string, findings []report.Finding, applied string) 
 	fmt.Fprintf(&b, "Revision %s is not applied: %s", short(rev), why)
 	if len(findings) > 0 {
 		f := findings[0]
-		fmt.Fprintf(&b, " (%s: %s: %s", f.Pos, f.Rule, f.Message)
+		fmt.Fprintf(&b, " (%s: %s: %s", f.Pos, f.Rule, strings.TrimSuffix(f.Message, "."))
 		if len(findings) > 1 {
 			fmt.Fprintf(&b, "; and %d more", len(findings)-1)
 		}
@@ -356,10 +356,23 @@ func blockedMessage(rev, why string, findings []report.Finding, applied string) 
 	}
 	b.WriteString(". ")
 	if applied != "" {
-		fmt.Fprintf(&b, "The engine keeps revision %s.", short(applied))
+		fmt.Fprintf(&b, "The engine keeps revision %s. ", short(applied))
 	} else {
-		b.WriteString("Nothing was applied yet.")
+		b.WriteString("Nothing was applied yet. ")
 	}
+	b.WriteString(blockedRemedy(findings))
+	return b.String()
+}
+
+// blockedRemedy says what unblocks a site: the fix of its first finding
+// when the rule gives one, and in any case a commit that mends what the
+// findings list.
+func blockedRemedy(findings []report.Finding) string {
+	var b strings.Builder
+	if len(findings) > 0 && findings[0].Remediation != "" {
+		fmt.Fprintf(&b, "To fix it: %s. ", strings.TrimSuffix(findings[0].Remediation, "."))
+	}
+	b.WriteString("Push a commit that mends what the findings of this document list (a rule that can be waived takes a siteops.io/waive annotation with a reason); the next revision is applied then.")
 	return b.String()
 }
 
