@@ -65,6 +65,9 @@ type fleetState struct {
 	lastError string
 	// applyRetry lists sites whose Apply failed, reloaded at the next pass.
 	applyRetry map[string]struct{}
+	// deleteRetry lists removed sites the engine could not delete,
+	// deleted again at the next pass.
+	deleteRetry map[string]struct{}
 	// started is set once a pass has loaded the whole tree; reloadAll
 	// when a pass failed half-way, so that the next one loads the whole
 	// tree again (the revision that failed is not offered again).
@@ -76,7 +79,7 @@ func New(src source.Source, eng engine.Engine, opts ...Option) *Loop {
 	o := applyOptions(opts)
 	return &Loop{src: src, eng: eng, o: o, m: newMetrics(o.registerer), ix: newIndex(),
 		dirty: map[string]struct{}{}, fresh: map[string]struct{}{}, notify: make(chan struct{}, 1), out: newWriteback(),
-		fleet: fleetState{applyRetry: map[string]struct{}{}}}
+		fleet: fleetState{applyRetry: map[string]struct{}{}, deleteRetry: map[string]struct{}{}}}
 }
 
 // snapshotResult is one return of Source.Next.

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -553,16 +554,27 @@ func TestAStatusWriteThatFailsIsTriedAgain(t *testing.T) {
 // channel. The loop stops at the end of the test.
 func startDirLoop(t *testing.T, fleet, statusDir string, engOpts sim.Options, opts ...Option) (*Loop, chan error) {
 	t.Helper()
+	return startDirLoopWith(t, fleet, statusDir, engOpts, nil, opts...)
+}
+
+// startDirLoopWith is startDirLoop with the engine wrapped by wrap, when
+// not nil.
+func startDirLoopWith(t *testing.T, fleet, statusDir string, engOpts sim.Options, wrap func(engine.Engine) engine.Engine, opts ...Option) (*Loop, chan error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	src, err := source.NewDir(ctx, source.DirOptions{Dir: fleet, StatusDir: statusDir})
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
-	eng, err := sim.New(ctx, engOpts)
+	simEng, err := sim.New(ctx, engOpts)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
+	}
+	var eng engine.Engine = simEng
+	if wrap != nil {
+		eng = wrap(simEng)
 	}
 	manifests, err := sites.ReadManifestDir(os.DirFS("../examples/extra-manifests"), ".")
 	if err != nil {
@@ -582,7 +594,7 @@ func startDirLoop(t *testing.T, fleet, statusDir string, engOpts sim.Options, op
 		case <-time.After(time.Minute):
 			t.Error("the loop did not stop")
 		}
-		eng.Close()
+		simEng.Close()
 		src.Close()
 	})
 	return l, done
@@ -667,51 +679,13 @@ func TestManualApprovalThroughTheAPI(t *testing.T) {
 func TestPruningStopsAtTheDeletionBudget(t *testing.T) {
 	// Six single-node sites, all removed by one change: over the budget
 	// of max(10 %, 5), so none is deleted.
-	fleet := t.TempDir()
-	marlow := read(t, "../examples/fleet/marlow-sno.yaml")
-	var names []string
-	for i := range 6 {
-		n := string(rune('a' + i))
-		site := strings.NewReplacer("marlow", "site"+n, "0a:5e:00:01", "0a:5e:00:7"+n, "198.51.100.10", "198.51.100.7"+string(rune('0'+i))).Replace(marlow)
-		writeFile(t, fleet, "site"+n+".yaml", site)
-		names = append(names, "site"+n+"-sno-01")
-	}
+	fleet, names := singleNodeFleet(t, 6)
 	l, _ := startDirLoop(t, fleet, "status", sim.Options{Speed: sim.SpeedMax}, WithPrune(true))
-	docsIn := func() map[string]status.Document {
-		docs := map[string]status.Document{}
-		entries, _ := os.ReadDir(filepath.Join(fleet, "status"))
-		for _, e := range entries {
-			if !strings.HasSuffix(e.Name(), ".yaml") {
-				continue
-			}
-			var d status.Document
-			if err := yaml.Unmarshal([]byte(read(t, filepath.Join(fleet, "status", e.Name()))), &d); err == nil {
-				docs[strings.TrimSuffix(e.Name(), ".yaml")] = d
-			}
-		}
-		return docs
-	}
 	waitDocs := func(what string, ok func(map[string]status.Document) bool) map[string]status.Document {
 		t.Helper()
-		deadline := time.Now().Add(time.Minute)
-		for {
-			if docs := docsIn(); ok(docs) {
-				return docs
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no status with %s: %s", what, summarize(docsIn()))
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		return waitDirStatus(t, filepath.Join(fleet, "status"), what, ok)
 	}
-	waitDocs("six sites Installed", func(docs map[string]status.Document) bool {
-		for _, n := range names {
-			if docs[n].Phase != engine.PhaseInstalled {
-				return false
-			}
-		}
-		return true
-	})
+	waitDocs("six sites Installed", allInstalled(names))
 	for i := range 6 {
 		os.Remove(filepath.Join(fleet, "site"+string(rune('a'+i))+".yaml"))
 	}
@@ -759,5 +733,114 @@ func TestABlockedMessageSaysWhyAndWhatToDo(t *testing.T) {
 				t.Errorf("message has a doubled period:\n%s", got)
 			}
 		})
+	}
+}
+
+// singleNodeFleet writes n single-node sites, one file each, and returns
+// the directory and the cluster names.
+func singleNodeFleet(t *testing.T, n int) (string, []string) {
+	t.Helper()
+	fleet := t.TempDir()
+	marlow := read(t, "../examples/fleet/marlow-sno.yaml")
+	var names []string
+	for i := range n {
+		c := string(rune('a' + i))
+		site := strings.NewReplacer("marlow", "site"+c, "0a:5e:00:01", "0a:5e:00:7"+c, "198.51.100.10", "198.51.100.7"+string(rune('0'+i))).Replace(marlow)
+		writeFile(t, fleet, "site"+c+".yaml", site)
+		names = append(names, "site"+c+"-sno-01")
+	}
+	return fleet, names
+}
+
+// dirStatus reads the status documents of a status directory.
+func dirStatus(t *testing.T, dir string) map[string]status.Document {
+	t.Helper()
+	docs := map[string]status.Document{}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".yaml") {
+			continue
+		}
+		var d status.Document
+		if err := yaml.Unmarshal([]byte(read(t, filepath.Join(dir, e.Name()))), &d); err == nil {
+			docs[strings.TrimSuffix(e.Name(), ".yaml")] = d
+		}
+	}
+	return docs
+}
+
+// waitDirStatus polls a status directory until its documents satisfy ok.
+func waitDirStatus(t *testing.T, dir, what string, ok func(map[string]status.Document) bool) map[string]status.Document {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if docs := dirStatus(t, dir); ok(docs) {
+			return docs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no status with %s: %s", what, summarize(dirStatus(t, dir)))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// allInstalled reports whether the named sites are all Installed.
+func allInstalled(names []string) func(map[string]status.Document) bool {
+	return func(docs map[string]status.Document) bool {
+		for _, n := range names {
+			if docs[n].Phase != engine.PhaseInstalled {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// failingDelete is an engine whose Delete fails while fail is set.
+type failingDelete struct {
+	engine.Engine
+	fail atomic.Bool
+}
+
+func (e *failingDelete) Delete(ctx context.Context, site string) error {
+	if e.fail.Load() {
+		return errors.New("the BMC of " + site + " does not answer")
+	}
+	return e.Engine.Delete(ctx, site)
+}
+
+func TestADeletionThatFailsIsTriedAgainAndStopsNoOtherSite(t *testing.T) {
+	fleet, names := singleNodeFleet(t, 6)
+	eng := &failingDelete{}
+	eng.fail.Store(true)
+	l, _ := startDirLoopWith(t, fleet, "status", sim.Options{Speed: sim.SpeedMax},
+		func(e engine.Engine) engine.Engine { eng.Engine = e; return eng }, WithPrune(true))
+	statusDir := filepath.Join(fleet, "status")
+	waitDirStatus(t, statusDir, "six sites Installed", allInstalled(names))
+
+	// One site removed, another changed in the same pass: the deletion
+	// fails, the change is still applied and its status written.
+	os.Remove(filepath.Join(fleet, "sitea.yaml"))
+	siteb := filepath.Join(fleet, "siteb.yaml")
+	writeFile(t, fleet, "siteb.yaml", strings.Replace(read(t, siteb), "region: north", "region: north-2", 1))
+	docs := waitDirStatus(t, statusDir, "sitea orphaned", func(docs map[string]status.Document) bool {
+		return docs[names[0]].Orphaned
+	})
+	if m := docs[names[0]].Message; !strings.Contains(m, "could not delete it (the BMC of sitea-sno-01 does not answer)") || !strings.Contains(m, "tried again") {
+		t.Errorf("sitea's message: %q, want why the deletion failed and that it is tried again", m)
+	}
+	if n := counter(t, l, "siteops_reconcile_sites_applied_total"); n != 7 {
+		t.Errorf("%v bundles applied, want 7: the six sites and siteb changed in the pass whose deletion failed", n)
+	}
+
+	// The engine answers again: the next pass deletes the site.
+	eng.fail.Store(false)
+	writeFile(t, fleet, "sitec.yaml", strings.Replace(read(t, filepath.Join(fleet, "sitec.yaml")), "region: north", "region: north-3", 1))
+	waitDirStatus(t, statusDir, "sitea gone", func(docs map[string]status.Document) bool {
+		_, ok := docs[names[0]]
+		return !ok && len(docs) == 5
+	})
+	if _, err := eng.Status(context.Background(), names[0]); !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("the engine still holds %s: %v", names[0], err)
 	}
 }

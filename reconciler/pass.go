@@ -39,9 +39,20 @@ func (l *Loop) reconcile(ctx context.Context, snap source.Snapshot) error {
 		l.mu.RUnlock()
 	}
 	steps := &stepTimer{last: start}
+	pendingDeletes := l.takeDeleteRetry()
 	changed, err := l.apply(ctx, snap, w, steps)
 	if err != nil {
+		l.mu.Lock()
+		maps.Copy(l.fleet.deleteRetry, pendingDeletes)
+		l.mu.Unlock()
 		return err
+	}
+	retried, err := l.retryDeletes(ctx, snap.Revision, pendingDeletes)
+	if err != nil {
+		return err
+	}
+	for _, name := range retried {
+		changed[name] = struct{}{}
 	}
 	// The pass stands even when its status cannot be written: the
 	// write is tried again (Run), and the engine has what it needs.

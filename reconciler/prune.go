@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/policy"
@@ -63,12 +65,50 @@ func (l *Loop) remove(ctx context.Context, rev string, removed []string) error {
 		r.orphaned, r.message = false, ""
 		l.mu.Unlock()
 		if err := l.eng.Delete(ctx, name); err != nil {
-			return fmt.Errorf("delete site %s: %w", name, err)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			// One site the engine cannot delete stops neither the
+			// others nor the pass: it stays as it is, orphaned, and
+			// its deletion is tried again at the next pass.
+			l.o.logger.Error("delete failed; the site stays installed and is deleted at the next pass", "site", name, "revision", rev, "error", err)
+			l.mu.Lock()
+			r.orphaned = true
+			r.message = fmt.Sprintf("The site is no longer defined at revision %s; the engine could not delete it (%v). It is tried again at the next revision; the engine keeps revision %s.", short(rev), err, short(r.applied))
+			l.fleet.deleteRetry[name] = struct{}{}
+			l.mu.Unlock()
+			continue
 		}
 		l.mu.Lock()
 		r.deleting = true
+		delete(l.fleet.deleteRetry, name)
 		l.mu.Unlock()
 		l.o.logger.Info("site deleted from the repository: tearing it down", "site", name, "revision", rev)
 	}
 	return nil
+}
+
+// takeDeleteRetry returns the sites whose deletion failed at an earlier
+// pass, and forgets them.
+func (l *Loop) takeDeleteRetry() map[string]struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	d := l.fleet.deleteRetry
+	l.fleet.deleteRetry = map[string]struct{}{}
+	return d
+}
+
+// retryDeletes tries again the deletions that failed at an earlier pass,
+// of the sites that this pass neither defined again nor removed itself.
+func (l *Loop) retryDeletes(ctx context.Context, rev string, pending map[string]struct{}) ([]string, error) {
+	var again []string
+	l.mu.RLock()
+	for _, name := range slices.Sorted(maps.Keys(pending)) {
+		_, tried := l.fleet.deleteRetry[name]
+		if r := l.ix.sites[name]; r != nil && r.unit == "" && r.orphaned && !r.deleting && !tried {
+			again = append(again, name)
+		}
+	}
+	l.mu.RUnlock()
+	return again, l.remove(ctx, rev, again)
 }
