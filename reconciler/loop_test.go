@@ -796,22 +796,51 @@ func allInstalled(names []string) func(map[string]status.Document) bool {
 	}
 }
 
-// failingDelete is an engine whose Delete fails while fail is set.
-type failingDelete struct {
+// failingEngine is an engine whose Delete, or Apply, fails while fail
+// or failApply is set.
+type failingEngine struct {
 	engine.Engine
-	fail atomic.Bool
+	fail, failApply atomic.Bool
 }
 
-func (e *failingDelete) Delete(ctx context.Context, site string) error {
+func (e *failingEngine) Delete(ctx context.Context, site string) error {
 	if e.fail.Load() {
 		return errors.New("the BMC of " + site + " does not answer")
 	}
 	return e.Engine.Delete(ctx, site)
 }
 
+func (e *failingEngine) Apply(ctx context.Context, b *render.Bundle, rev string) error {
+	if e.failApply.Load() {
+		return errors.New("the hub refuses the bundle")
+	}
+	return e.Engine.Apply(ctx, b, rev)
+}
+
+func TestAnApplyThatFailsSaysWhy(t *testing.T) {
+	fleet, names := singleNodeFleet(t, 2)
+	eng := &failingEngine{}
+	startDirLoopWith(t, fleet, "status", sim.Options{Speed: sim.SpeedMax},
+		func(e engine.Engine) engine.Engine { eng.Engine = e; return eng })
+	statusDir := filepath.Join(fleet, "status")
+	waitDirStatus(t, statusDir, "two sites Installed", allInstalled(names))
+
+	eng.failApply.Store(true)
+	writeFile(t, fleet, "sitea.yaml", strings.Replace(read(t, filepath.Join(fleet, "sitea.yaml")), "region: north", "region: north-2", 1))
+	docs := waitDirStatus(t, statusDir, "sitea blocked", func(docs map[string]status.Document) bool {
+		return docs[names[0]].Phase == engine.PhasePolicyFailed
+	})
+	if m := docs[names[0]].Message; !strings.Contains(m, "(the hub refuses the bundle)") || !strings.Contains(m, "The engine keeps revision") {
+		t.Errorf("sitea's message: %q, want the engine's reason and the revision it keeps", m)
+	}
+	if d := docs[names[1]]; d.Phase != engine.PhaseInstalled {
+		t.Errorf("siteb: %s: %s, want Installed", d.Phase, d.Message)
+	}
+}
+
 func TestADeletionThatFailsIsTriedAgainAndStopsNoOtherSite(t *testing.T) {
 	fleet, names := singleNodeFleet(t, 6)
-	eng := &failingDelete{}
+	eng := &failingEngine{}
 	eng.fail.Store(true)
 	l, _ := startDirLoopWith(t, fleet, "status", sim.Options{Speed: sim.SpeedMax},
 		func(e engine.Engine) engine.Engine { eng.Engine = e; return eng }, WithPrune(true))

@@ -272,7 +272,7 @@ func (l *Loop) applyAll(ctx context.Context, rev string, todo []*loaded) error {
 	r := render.New(l.o.renderOpts...)
 	var (
 		mu     sync.Mutex
-		failed []string
+		failed = map[string]error{}
 		next   = make(chan *loaded)
 		wg     sync.WaitGroup
 	)
@@ -292,7 +292,7 @@ func (l *Loop) applyAll(ctx context.Context, rev string, todo []*loaded) error {
 				lo.bundle, lo.site = nil, nil
 				mu.Lock()
 				if err != nil {
-					failed = append(failed, lo.rec.name)
+					failed[lo.rec.name] = err
 					l.o.logger.Error("apply failed", "site", lo.rec.name, "revision", rev, "error", err)
 				} else {
 					l.mu.Lock()
@@ -317,9 +317,13 @@ func (l *Loop) applyAll(ctx context.Context, rev string, todo []*loaded) error {
 		return err
 	}
 	l.mu.Lock()
-	for _, name := range failed {
+	for name, err := range failed {
 		r := l.ix.sites[name]
-		r.blocked, r.message = true, fmt.Sprintf("Revision %s could not be handed to the engine; it is tried again at the next revision.", rev)
+		r.blocked = true
+		r.message = fmt.Sprintf("Revision %s could not be handed to the engine (%v); it is tried again at the next revision.", short(rev), err)
+		if r.applied != "" {
+			r.message += fmt.Sprintf(" The engine keeps revision %s.", short(r.applied))
+		}
 		l.fleet.applyRetry[name] = struct{}{}
 	}
 	l.mu.Unlock()
