@@ -873,3 +873,76 @@ func TestADeletionThatFailsIsTriedAgainAndStopsNoOtherSite(t *testing.T) {
 		t.Errorf("the engine still holds %s: %v", names[0], err)
 	}
 }
+
+func TestShutdownWritesTheLastStatus(t *testing.T) {
+	fleet := t.TempDir()
+	if err := os.CopyFS(fleet, os.DirFS("../examples/fleet")); err != nil {
+		t.Fatal(err)
+	}
+	statusDir := filepath.Join(fleet, "status")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	src, err := source.NewDir(ctx, source.DirOptions{Dir: fleet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	eng, err := sim.New(ctx, sim.Options{Stepped: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	manifests, err := sites.ReadManifestDir(os.DirFS("../examples/extra-manifests"), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Progress is written at most hourly: only the first pass and the
+	// shutdown write within the test. The engine's clock moves only when
+	// the test steps it.
+	l := New(src, eng, WithPolicy(builtinPolicy(t)), WithStatusInterval(time.Hour), WithRenderOptions(render.WithDefaultManifests(manifests)))
+	done := make(chan error, 1)
+	go func() { done <- l.Run(ctx) }()
+	waitDirStatus(t, statusDir, "the first pass written", func(docs map[string]status.Document) bool { return len(docs) == len(exampleSites) })
+	if allInstalled(exampleSites)(dirStatus(t, statusDir)) {
+		t.Fatal("the first pass found the fleet installed already")
+	}
+	for range 48 {
+		if allEngineInstalled(t, eng) {
+			break
+		}
+		if err := eng.Advance(ctx, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !allEngineInstalled(t, eng) {
+		t.Fatal("the engine did not install the fleet in 48 virtual hours")
+	}
+	if allInstalled(exampleSites)(dirStatus(t, statusDir)) {
+		t.Fatal("the status was written before the shutdown; the test proves nothing")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run = %v, want context.Canceled", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Run did not return after the cancel")
+	}
+	if docs := dirStatus(t, statusDir); !allInstalled(exampleSites)(docs) {
+		t.Errorf("the status at shutdown is not the engine's last: %s", summarize(docs))
+	}
+}
+
+// allEngineInstalled reports whether the engine has installed every
+// example site.
+func allEngineInstalled(t *testing.T, eng engine.Engine) bool {
+	t.Helper()
+	for _, name := range exampleSites {
+		st, err := eng.Status(context.Background(), name)
+		if err != nil || st.Phase != engine.PhaseInstalled {
+			return false
+		}
+	}
+	return true
+}
