@@ -946,3 +946,37 @@ func allEngineInstalled(t *testing.T, eng engine.Engine) bool {
 	}
 	return true
 }
+
+func TestARestartOnABrokenRevisionDeletesNothing(t *testing.T) {
+	srv := gittest.StartDaemon(t)
+	url := srv.Seed(t, "fleet.git", "../examples/fleet")
+	state := t.TempDir()
+	first := startRun(t, url, state, WithUntilInstalled(true))
+	if err := first.wait(); err != nil {
+		t.Fatal(err)
+	}
+	first.stop()
+
+	// While siteops is stopped, a commit breaks one file. The restarted
+	// loop knows the site only from its state: the load error does not
+	// name it, and yet it must not take it for removed.
+	broken := srv.Commit(t, "fleet.git", "main", map[string]string{"marlow-sno.yaml": "apiVersion: ran.openshift.io/v1\nkind: SiteConfig\nspec: [\n"}, "Break marlow")
+	r := startRun(t, url, state, WithPrune(true))
+	docs := waitStatus(t, srv, "the broken revision evaluated", func(docs map[string]status.Document) bool {
+		return docs["marlow-sno-01"].ObservedRevision == broken
+	})
+	if st, err := r.eng.Status(context.Background(), "marlow-sno-01"); err != nil || st.Phase != engine.PhaseInstalled {
+		t.Errorf("the engine's marlow-sno-01 after a restart on a broken revision: %v %v, want still Installed", st.Phase, err)
+	}
+	if d := docs["marlow-sno-01"]; d.Phase != engine.PhaseInstalled || !d.Orphaned || !strings.Contains(d.Message, "load errors") {
+		t.Errorf("marlow-sno-01: %s orphaned=%v: %s; want kept, saying the revision has load errors", d.Phase, d.Orphaned, d.Message)
+	}
+
+	// Repaired: the site is found again, as it was.
+	fixed := srv.Commit(t, "fleet.git", "main", map[string]string{"marlow-sno.yaml": read(t, "../examples/fleet/marlow-sno.yaml")}, "Repair marlow")
+	r.loop.src.Trigger()
+	docs = waitStatus(t, srv, "every site Installed again", allInstalledAt(fixed))
+	if d := docs["marlow-sno-01"]; d.Orphaned {
+		t.Errorf("marlow-sno-01 stays orphaned after the repair: %s", d.Message)
+	}
+}

@@ -247,7 +247,11 @@ func (l *Loop) apply(ctx context.Context, snap source.Snapshot, w *work, steps *
 	for _, name := range removed {
 		touched[name] = struct{}{}
 	}
-	if err := l.remove(ctx, rev, removed); err != nil {
+	removed, unsure := l.unsureRemovals(removed, res.problems)
+	if err := l.remove(ctx, rev, removed, ""); err != nil {
+		return nil, err
+	}
+	if err := l.remove(ctx, rev, unsure, loadErrorsHold); err != nil {
 		return nil, err
 	}
 	return touched, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/policy"
+	"github.com/siteops/siteops/sites"
 )
 
 // remove handles the sites a revision no longer defines. A site the
@@ -17,7 +18,10 @@ import (
 // deletion budget (a commit that removes more is more likely a mistake
 // than a decision); otherwise they stay installed and their documents
 // say orphaned.
-func (l *Loop) remove(ctx context.Context, rev string, removed []string) error {
+//
+// hold, when not empty, says why none of them may be deleted whatever
+// the options.
+func (l *Loop) remove(ctx context.Context, rev string, removed []string, hold string) error {
 	if len(removed) == 0 {
 		return nil
 	}
@@ -45,6 +49,8 @@ func (l *Loop) remove(ctx context.Context, rev string, removed []string) error {
 	budget := policy.DeletionBudget(fleetSize)
 	var why string
 	switch {
+	case hold != "":
+		why = hold
 	case !l.o.prune:
 		why = "pruning is off (siteops run --prune)"
 	case len(held) > budget:
@@ -110,5 +116,30 @@ func (l *Loop) retryDeletes(ctx context.Context, rev string, pending map[string]
 		}
 	}
 	l.mu.RUnlock()
-	return again, l.remove(ctx, rev, again)
+	return again, l.remove(ctx, rev, again, "")
 }
+
+// unsureRemovals takes out of removed the sites a load error of the
+// revision may hide: those whose file the loop does not know (known only
+// from its state or from the engine, after a restart) when the revision
+// has load errors. A file that does not parse names no site, so such a
+// site may be in it rather than gone.
+func (l *Loop) unsureRemovals(removed []string, problems sites.Problems) (sure, unsure []string) {
+	if !slices.ContainsFunc(problems, func(p sites.Problem) bool { return p.Severity == sites.SeverityError }) {
+		return removed, nil
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	for _, name := range removed {
+		if r := l.ix.sites[name]; r != nil && r.source == "" && r.unit == "" {
+			unsure = append(unsure, name)
+		} else {
+			sure = append(sure, name)
+		}
+	}
+	return sure, unsure
+}
+
+// loadErrorsHold says why a removal unsureRemovals set apart is not
+// carried out.
+const loadErrorsHold = "the revision has load errors (status/README.md lists them) and the site may be in a file that did not load; mend them and the site is found again, or, if it is really gone, deleted with --prune"
