@@ -64,10 +64,17 @@ func (l *Loop) signedBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 		http.Error(w, "unreadable or too large body", http.StatusBadRequest)
 		return nil, false
 	}
+	if len(l.o.webhookSecret) == 0 {
+		l.m.webhookRefused.Inc()
+		l.o.logger.Warn("request refused: no webhook secret is configured", "path", r.URL.Path, "remote", r.RemoteAddr,
+			"hint", "start siteops run with --webhook-secret-file to accept signed requests")
+		http.Error(w, "signed requests are off: siteops run was started without --webhook-secret-file", http.StatusForbidden)
+		return nil, false
+	}
 	if !validSignature(l.o.webhookSecret, body, r.Header.Get(SignatureHeader)) {
 		l.m.webhookRefused.Inc()
 		l.o.logger.Warn("request refused: missing or wrong signature", "path", r.URL.Path, "remote", r.RemoteAddr)
-		http.Error(w, "missing or wrong "+SignatureHeader+" signature", http.StatusUnauthorized)
+		http.Error(w, "missing or wrong "+SignatureHeader+" signature: sign the body with HMAC-SHA256 keyed with the webhook secret, as sha256=<hex>", http.StatusUnauthorized)
 		return nil, false
 	}
 	return body, true

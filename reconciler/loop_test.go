@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/yaml"
 
 	"github.com/siteops/siteops/engine"
@@ -978,5 +979,22 @@ func TestARestartOnABrokenRevisionDeletesNothing(t *testing.T) {
 	docs = waitStatus(t, srv, "every site Installed again", allInstalledAt(fixed))
 	if d := docs["marlow-sno-01"]; d.Orphaned {
 		t.Errorf("marlow-sno-01 stays orphaned after the repair: %s", d.Message)
+	}
+}
+
+func TestSignedRequestsWithoutASecretSayHowToTurnThemOn(t *testing.T) {
+	l := New(nil, nil, WithRegistry(prometheus.NewRegistry()))
+	web := httptest.NewServer(l.Handler())
+	defer web.Close()
+	for _, path := range []string{"/hooks/git", "/api/sites/marlow-sno-01/approve"} {
+		resp, err := http.Post(web.URL+path, "application/json", strings.NewReader(`{"host":"a"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(msg), "--webhook-secret-file") {
+			t.Errorf("POST %s without a configured secret: %d %q, want 403 naming --webhook-secret-file", path, resp.StatusCode, msg)
+		}
 	}
 }
