@@ -70,7 +70,7 @@ func (l *Loop) reconcile(ctx context.Context, snap source.Snapshot) error {
 	l.m.setRevision(rev, float64(time.Now().Unix()))
 	log := l.o.logger.With("revision", rev)
 	l.ready.Store(true)
-	if m, ok := l.src.(reconciledMarker); ok {
+	if m, ok := l.src.(source.ReconcileMarker); ok {
 		if err := m.MarkReconciled(snap.Revision); err != nil {
 			log.Warn("cannot record the revision as reconciled; a restart reloads from the previous one", "error", err)
 		}
@@ -87,12 +87,6 @@ func (l *Loop) reconcile(ctx context.Context, snap source.Snapshot) error {
 		l.failed("write status", writeErr)
 	}
 	return nil
-}
-
-// reconciledMarker is a source that remembers the revision last
-// reconciled, so that after a restart it lists what changed since.
-type reconciledMarker interface {
-	MarkReconciled(revision string) error
 }
 
 // mergeDirty adds the sites of a pass to the engine's dirty set and takes
