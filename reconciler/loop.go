@@ -229,7 +229,16 @@ func (l *Loop) shutdown(ctx context.Context) {
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
 	defer cancel()
-	if _, err := l.writeStatus(wctx, l.takeDirty()); err != nil {
+	// Every site, not only the dirty ones: the engine's last change
+	// notices may still be on their way when ctx ends, and a document
+	// that did not change costs no write.
+	names := l.takeDirty()
+	l.mu.RLock()
+	for name := range l.ix.sites {
+		names[name] = struct{}{}
+	}
+	l.mu.RUnlock()
+	if _, err := l.writeStatus(wctx, names); err != nil {
 		l.failed("write status at shutdown", err)
 	}
 }
