@@ -2,14 +2,22 @@ package reconciler
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"sigs.k8s.io/yaml"
+
+	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/policy"
+	"github.com/siteops/siteops/reconciler/status"
+	"github.com/siteops/siteops/render"
 )
 
 // copyTree copies the directory src (an OS path) to dst/under, applying
@@ -105,4 +113,85 @@ func indexLoad(t *testing.T, l *Loop, fsys fs.FS, w *work) *loadResult {
 		l.ix.setKustomization(unit, reads)
 	}
 	return res
+}
+
+// singleNodeFleet writes n single-node sites, one file each, and returns
+// the directory and the cluster names.
+func singleNodeFleet(t *testing.T, n int) (string, []string) {
+	t.Helper()
+	fleet := t.TempDir()
+	marlow := read(t, "../examples/fleet/marlow-sno.yaml")
+	var names []string
+	for i := range n {
+		c := string(rune('a' + i))
+		site := strings.NewReplacer("marlow", "site"+c, "0a:5e:00:01", "0a:5e:00:7"+c, "198.51.100.10", "198.51.100.7"+string(rune('0'+i))).Replace(marlow)
+		writeFile(t, fleet, "site"+c+".yaml", site)
+		names = append(names, "site"+c+"-sno-01")
+	}
+	return fleet, names
+}
+
+// dirStatus reads the status documents of a status directory.
+func dirStatus(t *testing.T, dir string) map[string]status.Document {
+	t.Helper()
+	docs := map[string]status.Document{}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".yaml") {
+			continue
+		}
+		var d status.Document
+		if err := yaml.Unmarshal([]byte(read(t, filepath.Join(dir, e.Name()))), &d); err == nil {
+			docs[strings.TrimSuffix(e.Name(), ".yaml")] = d
+		}
+	}
+	return docs
+}
+
+// waitDirStatus polls a status directory until its documents satisfy ok.
+func waitDirStatus(t *testing.T, dir, what string, ok func(map[string]status.Document) bool) map[string]status.Document {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if docs := dirStatus(t, dir); ok(docs) {
+			return docs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no status with %s: %s", what, summarize(dirStatus(t, dir)))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// allInstalled reports whether the named sites are all Installed.
+func allInstalled(names []string) func(map[string]status.Document) bool {
+	return func(docs map[string]status.Document) bool {
+		for _, n := range names {
+			if docs[n].Phase != engine.PhaseInstalled {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// failingEngine is an engine whose Delete, or Apply, fails while fail
+// or failApply is set.
+type failingEngine struct {
+	engine.Engine
+	fail, failApply atomic.Bool
+}
+
+func (e *failingEngine) Delete(ctx context.Context, site string) error {
+	if e.fail.Load() {
+		return errors.New("the BMC of " + site + " does not answer")
+	}
+	return e.Engine.Delete(ctx, site)
+}
+
+func (e *failingEngine) Apply(ctx context.Context, b *render.Bundle, rev string) error {
+	if e.failApply.Load() {
+		return errors.New("the hub refuses the bundle")
+	}
+	return e.Engine.Apply(ctx, b, rev)
 }

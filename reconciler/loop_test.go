@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -425,42 +424,6 @@ func TestADenyFindingBlocksOnlyItsSite(t *testing.T) {
 	}
 }
 
-func TestRemovedSitesAreOrphanedOrPruned(t *testing.T) {
-	srv := gittest.StartDaemon(t)
-	srv.Seed(t, "fleet.git", "../examples/fleet")
-	seed := srv.Head(t, "fleet.git", "main")
-	state := t.TempDir()
-	r := startRun(t, srv.URL("fleet.git"), state)
-	waitStatus(t, srv, "every site Installed", allInstalledAt(seed))
-
-	kust := strings.Replace(read(t, "../examples/fleet/kustomization.yaml"), "  - tidewater-dualstack.yaml\n", "", 1)
-	rev := srv.Commit(t, "fleet.git", "main", map[string]string{"kustomization.yaml": kust, "tidewater-dualstack.yaml": gittest.Remove}, "Retire tidewater")
-	r.loop.src.Trigger()
-	docs := waitStatus(t, srv, "tidewater orphaned", func(docs map[string]status.Document) bool {
-		return docs["tidewater-ds-01"].Orphaned
-	})
-	if d := docs["tidewater-ds-01"]; d.Phase != engine.PhaseInstalled || !strings.Contains(d.Message, "--prune") || d.ObservedRevision != rev {
-		t.Errorf("orphaned tidewater-ds-01: %s observed %s: %s", d.Phase, short(d.ObservedRevision), d.Message)
-	}
-	r.stop()
-
-	// With --prune, the next run deletes it through the engine: its
-	// status file goes once the engine has torn it down.
-	pruned := startRun(t, srv.URL("fleet.git"), state, WithPrune(true))
-	docs = waitStatus(t, srv, "tidewater gone", func(docs map[string]status.Document) bool {
-		_, ok := docs["tidewater-ds-01"]
-		return !ok && len(docs) == 3
-	})
-	if _, err := pruned.eng.Status(context.Background(), "tidewater-ds-01"); !errors.Is(err, engine.ErrNotFound) {
-		t.Errorf("the engine still holds tidewater-ds-01: %v", err)
-	}
-	for _, name := range []string{"granite-ha-01", "kestrel-3n-01", "marlow-sno-01"} {
-		if docs[name].Phase != engine.PhaseInstalled {
-			t.Errorf("%s: %s", name, docs[name].Phase)
-		}
-	}
-}
-
 // logDiff logs what changed in the repository between two commits.
 func logDiff(t *testing.T, srv *gittest.Server, from, to string) {
 	t.Helper()
@@ -677,36 +640,6 @@ func TestManualApprovalThroughTheAPI(t *testing.T) {
 	}
 }
 
-func TestPruningStopsAtTheDeletionBudget(t *testing.T) {
-	// Six single-node sites, all removed by one change: over the budget
-	// of max(10 %, 5), so none is deleted.
-	fleet, names := singleNodeFleet(t, 6)
-	l, _ := startDirLoop(t, fleet, "status", sim.Options{Speed: sim.SpeedMax}, WithPrune(true))
-	waitDocs := func(what string, ok func(map[string]status.Document) bool) map[string]status.Document {
-		t.Helper()
-		return waitDirStatus(t, filepath.Join(fleet, "status"), what, ok)
-	}
-	waitDocs("six sites Installed", allInstalled(names))
-	for i := range 6 {
-		os.Remove(filepath.Join(fleet, "site"+string(rune('a'+i))+".yaml"))
-	}
-	docs := waitDocs("six sites orphaned", func(docs map[string]status.Document) bool {
-		for _, n := range names {
-			if !docs[n].Orphaned {
-				return false
-			}
-		}
-		return true
-	})
-	if m := docs[names[0]].Message; !strings.Contains(m, "deletion budget of 5") {
-		t.Errorf("an orphaned site's message: %q, want the deletion budget", m)
-	}
-	held, err := l.eng.Sites(context.Background())
-	if err != nil || len(held) != 6 {
-		t.Errorf("the engine holds %v (%v), want all six: nothing deleted over the budget", held, err)
-	}
-}
-
 func TestABlockedMessageSaysWhyAndWhatToDo(t *testing.T) {
 	rev, applied := strings.Repeat("a", 40), strings.Repeat("b", 40)
 	vip := report.Finding{Rule: "ztp.network.vip-in-machine-network", Severity: report.Deny, Message: "the API VIP is outside the machine network.",
@@ -737,87 +670,6 @@ func TestABlockedMessageSaysWhyAndWhatToDo(t *testing.T) {
 	}
 }
 
-// singleNodeFleet writes n single-node sites, one file each, and returns
-// the directory and the cluster names.
-func singleNodeFleet(t *testing.T, n int) (string, []string) {
-	t.Helper()
-	fleet := t.TempDir()
-	marlow := read(t, "../examples/fleet/marlow-sno.yaml")
-	var names []string
-	for i := range n {
-		c := string(rune('a' + i))
-		site := strings.NewReplacer("marlow", "site"+c, "0a:5e:00:01", "0a:5e:00:7"+c, "198.51.100.10", "198.51.100.7"+string(rune('0'+i))).Replace(marlow)
-		writeFile(t, fleet, "site"+c+".yaml", site)
-		names = append(names, "site"+c+"-sno-01")
-	}
-	return fleet, names
-}
-
-// dirStatus reads the status documents of a status directory.
-func dirStatus(t *testing.T, dir string) map[string]status.Document {
-	t.Helper()
-	docs := map[string]status.Document{}
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".yaml") {
-			continue
-		}
-		var d status.Document
-		if err := yaml.Unmarshal([]byte(read(t, filepath.Join(dir, e.Name()))), &d); err == nil {
-			docs[strings.TrimSuffix(e.Name(), ".yaml")] = d
-		}
-	}
-	return docs
-}
-
-// waitDirStatus polls a status directory until its documents satisfy ok.
-func waitDirStatus(t *testing.T, dir, what string, ok func(map[string]status.Document) bool) map[string]status.Document {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		if docs := dirStatus(t, dir); ok(docs) {
-			return docs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no status with %s: %s", what, summarize(dirStatus(t, dir)))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// allInstalled reports whether the named sites are all Installed.
-func allInstalled(names []string) func(map[string]status.Document) bool {
-	return func(docs map[string]status.Document) bool {
-		for _, n := range names {
-			if docs[n].Phase != engine.PhaseInstalled {
-				return false
-			}
-		}
-		return true
-	}
-}
-
-// failingEngine is an engine whose Delete, or Apply, fails while fail
-// or failApply is set.
-type failingEngine struct {
-	engine.Engine
-	fail, failApply atomic.Bool
-}
-
-func (e *failingEngine) Delete(ctx context.Context, site string) error {
-	if e.fail.Load() {
-		return errors.New("the BMC of " + site + " does not answer")
-	}
-	return e.Engine.Delete(ctx, site)
-}
-
-func (e *failingEngine) Apply(ctx context.Context, b *render.Bundle, rev string) error {
-	if e.failApply.Load() {
-		return errors.New("the hub refuses the bundle")
-	}
-	return e.Engine.Apply(ctx, b, rev)
-}
-
 func TestAnApplyThatFailsSaysWhy(t *testing.T) {
 	fleet, names := singleNodeFleet(t, 2)
 	eng := &failingEngine{}
@@ -836,42 +688,6 @@ func TestAnApplyThatFailsSaysWhy(t *testing.T) {
 	}
 	if d := docs[names[1]]; d.Phase != engine.PhaseInstalled {
 		t.Errorf("siteb: %s: %s, want Installed", d.Phase, d.Message)
-	}
-}
-
-func TestADeletionThatFailsIsTriedAgainAndStopsNoOtherSite(t *testing.T) {
-	fleet, names := singleNodeFleet(t, 6)
-	eng := &failingEngine{}
-	eng.fail.Store(true)
-	l, _ := startDirLoopWith(t, fleet, "status", sim.Options{Speed: sim.SpeedMax},
-		func(e engine.Engine) engine.Engine { eng.Engine = e; return eng }, WithPrune(true))
-	statusDir := filepath.Join(fleet, "status")
-	waitDirStatus(t, statusDir, "six sites Installed", allInstalled(names))
-
-	// One site removed, another changed in the same pass: the deletion
-	// fails, the change is still applied and its status written.
-	os.Remove(filepath.Join(fleet, "sitea.yaml"))
-	siteb := filepath.Join(fleet, "siteb.yaml")
-	writeFile(t, fleet, "siteb.yaml", strings.Replace(read(t, siteb), "region: north", "region: north-2", 1))
-	docs := waitDirStatus(t, statusDir, "sitea orphaned", func(docs map[string]status.Document) bool {
-		return docs[names[0]].Orphaned
-	})
-	if m := docs[names[0]].Message; !strings.Contains(m, "could not delete it (the BMC of sitea-sno-01 does not answer)") || !strings.Contains(m, "tried again") {
-		t.Errorf("sitea's message: %q, want why the deletion failed and that it is tried again", m)
-	}
-	if n := counter(t, l, "siteops_reconcile_sites_applied_total"); n != 7 {
-		t.Errorf("%v bundles applied, want 7: the six sites and siteb changed in the pass whose deletion failed", n)
-	}
-
-	// The engine answers again: the next pass deletes the site.
-	eng.fail.Store(false)
-	writeFile(t, fleet, "sitec.yaml", strings.Replace(read(t, filepath.Join(fleet, "sitec.yaml")), "region: north", "region: north-3", 1))
-	waitDirStatus(t, statusDir, "sitea gone", func(docs map[string]status.Document) bool {
-		_, ok := docs[names[0]]
-		return !ok && len(docs) == 5
-	})
-	if _, err := eng.Status(context.Background(), names[0]); !errors.Is(err, engine.ErrNotFound) {
-		t.Errorf("the engine still holds %s: %v", names[0], err)
 	}
 }
 
@@ -946,40 +762,6 @@ func allEngineInstalled(t *testing.T, eng engine.Engine) bool {
 		}
 	}
 	return true
-}
-
-func TestARestartOnABrokenRevisionDeletesNothing(t *testing.T) {
-	srv := gittest.StartDaemon(t)
-	url := srv.Seed(t, "fleet.git", "../examples/fleet")
-	state := t.TempDir()
-	first := startRun(t, url, state, WithUntilInstalled(true))
-	if err := first.wait(); err != nil {
-		t.Fatal(err)
-	}
-	first.stop()
-
-	// While siteops is stopped, a commit breaks one file. The restarted
-	// loop knows the site only from its state: the load error does not
-	// name it, and yet it must not take it for removed.
-	broken := srv.Commit(t, "fleet.git", "main", map[string]string{"marlow-sno.yaml": "apiVersion: ran.openshift.io/v1\nkind: SiteConfig\nspec: [\n"}, "Break marlow")
-	r := startRun(t, url, state, WithPrune(true))
-	docs := waitStatus(t, srv, "the broken revision evaluated", func(docs map[string]status.Document) bool {
-		return docs["marlow-sno-01"].ObservedRevision == broken
-	})
-	if st, err := r.eng.Status(context.Background(), "marlow-sno-01"); err != nil || st.Phase != engine.PhaseInstalled {
-		t.Errorf("the engine's marlow-sno-01 after a restart on a broken revision: %v %v, want still Installed", st.Phase, err)
-	}
-	if d := docs["marlow-sno-01"]; d.Phase != engine.PhaseInstalled || !d.Orphaned || !strings.Contains(d.Message, "load errors") {
-		t.Errorf("marlow-sno-01: %s orphaned=%v: %s; want kept, saying the revision has load errors", d.Phase, d.Orphaned, d.Message)
-	}
-
-	// Repaired: the site is found again, as it was.
-	fixed := srv.Commit(t, "fleet.git", "main", map[string]string{"marlow-sno.yaml": read(t, "../examples/fleet/marlow-sno.yaml")}, "Repair marlow")
-	r.loop.src.Trigger()
-	docs = waitStatus(t, srv, "every site Installed again", allInstalledAt(fixed))
-	if d := docs["marlow-sno-01"]; d.Orphaned {
-		t.Errorf("marlow-sno-01 stays orphaned after the repair: %s", d.Message)
-	}
 }
 
 func TestSignedRequestsWithoutASecretSayHowToTurnThemOn(t *testing.T) {
