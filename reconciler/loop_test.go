@@ -228,6 +228,18 @@ func TestRunInstallsTheFleetAndARestartReinstallsNothing(t *testing.T) {
 	if n := counter(t, third.loop, "siteops_reconcile_sites_applied_total"); n != 1 {
 		t.Errorf("the run after the push applied %v sites, want 1", n)
 	}
+
+	// A commit that touches no site changes no status: no status commit.
+	notes := srv.Commit(t, "fleet.git", "main", map[string]string{"NOTES.md": "# Notes\n"}, "Notes")
+	fourth := startRun(t, url, state, WithUntilInstalled(true))
+	if err := fourth.wait(); err != nil {
+		t.Fatal(err)
+	}
+	fourth.stop()
+	if h := srv.Head(t, "fleet.git", "main"); h != notes {
+		t.Errorf("a commit that touches no site was followed by status commit %s", h)
+		logDiff(t, srv, notes, h)
+	}
 }
 
 // counter reads a counter or gauge without labels from the loop's metrics.

@@ -49,7 +49,6 @@ func cell(s string) string {
 func (l *Loop) readme() []byte {
 	var b bytes.Buffer
 	l.mu.RLock()
-	rev := l.fleet.revision
 	problems := l.fleet.problems
 	count := map[engine.Phase]int{}
 	orphaned := 0
@@ -62,7 +61,10 @@ func (l *Loop) readme() []byte {
 	l.mu.RUnlock()
 
 	b.WriteString("# Fleet status\n\n")
-	fmt.Fprintf(&b, "Written by siteops for revision `%s`: one document per site (`<site>.yaml`), described in docs/status.md.\n\n", cell(rev))
+	// The fleet's newest revision is not written here: a commit that
+	// touches no site would then change this file and cost a status
+	// commit. Each row names the revision its site reflects.
+	b.WriteString("Written by siteops: one document per site (`<site>.yaml`), described in docs/status.md.\n\n")
 	b.WriteString("| phase | sites |\n| --- | ---: |\n")
 	for _, p := range phases {
 		if count[p] > 0 {
