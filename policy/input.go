@@ -322,30 +322,13 @@ func bmcScheme(addr string) (scheme, key string) {
 // cannot tell, and they are the costliest parts to build.
 func (v *view) value(objects *ast.Term, withPositions bool) ast.Value {
 	s := v.site
-	positions := ast.NewObject()
-	pos := func(path string) {
-		if !withPositions || path == "" || positions.Get(ast.InternedTerm(path)) != nil {
-			return
-		}
-		p := s.Pos(path)
-		positions.Insert(ast.StringTerm(path), ast.ObjectTerm(
-			ast.Item(ast.InternedTerm("file"), ast.StringTerm(p.File)),
-			ast.Item(ast.InternedTerm("line"), ast.InternedTerm(p.Line)),
-			ast.Item(ast.InternedTerm("column"), ast.InternedTerm(p.Column)),
-		))
-	}
-	pos(v.path)
 	fields := ast.NewObject()
 	for k, f := range v.fields {
 		switch f := f.(type) {
 		case string:
 			fields.Insert(ast.InternedTerm(k), ast.StringTerm(f))
-			pos(f)
 		case []string:
 			fields.Insert(ast.InternedTerm(k), strings2(f))
-			for _, p := range f {
-				pos(p)
-			}
 		}
 	}
 	c := &v.cluster
@@ -371,12 +354,6 @@ func (v *view) value(objects *ast.Term, withPositions bool) ast.Value {
 	nodes := make([]*ast.Term, len(v.nodes))
 	for i := range v.nodes {
 		n := &v.nodes[i]
-		pos(n.path)
-		if withPositions {
-			for _, f := range nodeFields {
-				pos(n.path + "." + f)
-			}
-		}
 		scheme, key := bmcScheme(n.bmcAddress)
 		bmc := ast.NewObject(str("address", n.bmcAddress), str("credentialsName", n.bmcCredentials),
 			str("scheme", scheme), str("key", key))
@@ -386,11 +363,6 @@ func (v *view) value(objects *ast.Term, withPositions bool) ast.Value {
 		itfs := make([]*ast.Term, len(n.interfaces))
 		for j, itf := range n.interfaces {
 			itfs[j] = ast.ObjectTerm(str("name", itf.Name), str("macAddress", itf.MacAddress))
-			if withPositions {
-				p := fmt.Sprintf("%s.nodeNetwork.interfaces[%d]", n.path, j)
-				pos(p + ".name")
-				pos(p + ".macAddress")
-			}
 		}
 		node := ast.NewObject(
 			str("path", n.path), str("hostname", n.hostname), str("role", n.role),
@@ -423,9 +395,50 @@ func (v *view) value(objects *ast.Term, withPositions bool) ast.Value {
 		doc.Insert(ast.InternedTerm("objects"), objects)
 	}
 	if withPositions {
+		positions := ast.NewObject()
+		v.positionPaths(func(path string) {
+			if positions.Get(ast.InternedTerm(path)) != nil {
+				return
+			}
+			p := s.Pos(path)
+			positions.Insert(ast.StringTerm(path), ast.ObjectTerm(
+				ast.Item(ast.InternedTerm("file"), ast.StringTerm(p.File)),
+				ast.Item(ast.InternedTerm("line"), ast.InternedTerm(p.Line)),
+				ast.Item(ast.InternedTerm("column"), ast.InternedTerm(p.Column)),
+			))
+		})
 		doc.Insert(ast.InternedTerm("positions"), ast.NewTerm(positions))
 	}
 	return doc
+}
+
+// positionPaths calls yield with every path input.positions holds: the
+// cluster, its fields, the nodes, their fields and interface entries (a
+// path may come more than once).
+func (v *view) positionPaths(yield func(path string)) {
+	yield(v.path)
+	for _, f := range v.fields {
+		switch f := f.(type) {
+		case string:
+			yield(f)
+		case []string:
+			for _, p := range f {
+				yield(p)
+			}
+		}
+	}
+	for i := range v.nodes {
+		n := &v.nodes[i]
+		yield(n.path)
+		for _, f := range nodeFields {
+			yield(n.path + "." + f)
+		}
+		for j := range n.interfaces {
+			p := fmt.Sprintf("%s.nodeNetwork.interfaces[%d]", n.path, j)
+			yield(p + ".name")
+			yield(p + ".macAddress")
+		}
+	}
 }
 
 // needs says which costly parts of the input document some loaded policy
