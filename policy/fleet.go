@@ -160,9 +160,9 @@ func fleetData(all []siteFacts, names []string) ast.Value {
 	}
 	wg.Wait()
 	out := ast.NewObject(terms...)
-	out.Insert(ast.InternedTerm("sites"), strings2(names))
-	out.Insert(ast.InternedTerm("shared"), ast.ObjectTerm(shared...))
-	out.Insert(ast.InternedTerm("bySite"), ast.NewTerm(bySite))
+	out.Insert(keyTerm("sites"), strings2(names))
+	out.Insert(keyTerm("shared"), ast.ObjectTerm(shared...))
+	out.Insert(keyTerm("bySite"), ast.NewTerm(bySite))
 	return out
 }
 
@@ -181,11 +181,11 @@ func useTerms(sf siteFacts) []*ast.Term {
 		obj := ast.NewObject(item("site", site), item("node", node), str("field", f.field), str("pos", f.pos.String()),
 			str("key", f.key), str("value", f.value))
 		if f.node != "" {
-			obj.Insert(ast.InternedTerm("hostname"), ast.StringTerm(f.hostname))
+			obj.Insert(keyTerm("hostname"), ast.StringTerm(f.hostname))
 		}
 		if f.itf >= 0 {
-			obj.Insert(ast.InternedTerm("interface"), ast.InternedTerm(f.itf))
-			obj.Insert(ast.InternedTerm("name"), ast.StringTerm(f.name))
+			obj.Insert(keyTerm("interface"), ast.InternedTerm(f.itf))
+			obj.Insert(keyTerm("name"), ast.StringTerm(f.name))
 		}
 		out[i] = ast.NewTerm(obj)
 	}
