@@ -237,7 +237,9 @@ feed:
 func (e *Engine) evaluate(ctx context.Context, pq *rego.PreparedEvalQuery, q *query, input ast.Value, s siteRef) (out []report.Finding, timedOut bool, err error) {
 	sctx, cancel := context.WithTimeout(ctx, e.o.siteTimeout)
 	defer cancel()
-	rs, err := pq.Eval(sctx, rego.EvalParsedInput(input))
+	cache := getRuleCache()
+	defer putRuleCache(cache)
+	rs, err := pq.Eval(sctx, rego.EvalParsedInput(input), rego.EvalVirtualCache(cache), rego.EvalGenerateJSON(keepTerm))
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return nil, false, nil // the whole check is cancelled; Finish reports it
@@ -250,9 +252,21 @@ func (e *Engine) evaluate(ctx context.Context, pq *rego.PreparedEvalQuery, q *qu
 		return nil, false, fmt.Errorf("the query gave %d results, want 1", len(rs))
 	}
 	for i, r := range q.rules {
-		results, _ := rs[0].Bindings[q.bindings[i]].([]any)
+		var results []*ast.Term
+		if t, ok := rs[0].Bindings[q.bindings[i]].(*ast.Term); ok {
+			switch v := t.Value.(type) {
+			case ast.Set: // a built-in rule
+				results = v.Slice()
+			case *ast.Array: // a user rule, collected
+				v.Foreach(func(x *ast.Term) { results = append(results, x) })
+			}
+		}
 		for _, res := range results {
-			f, err := e.resultFinding(r, s.name, s.at, res)
+			x, err := ast.JSON(res.Value)
+			if err != nil {
+				return nil, false, err
+			}
+			f, err := e.resultFinding(r, s.name, s.at, x)
 			if err != nil {
 				return nil, false, err
 			}
@@ -261,6 +275,11 @@ func (e *Engine) evaluate(ctx context.Context, pq *rego.PreparedEvalQuery, q *qu
 	}
 	return out, false, nil
 }
+
+// keepTerm leaves the query's results as terms: most rule sets are empty,
+// and converting every one of them to Go values for every site would cost
+// more than reading the few results there are.
+func keepTerm(t *ast.Term, _ *rego.EvalContext) (any, error) { return t, nil }
 
 // resultFinding turns one rule result into a finding. Built-in rules
 // return {"msg", "field"}; user rules a string or an object with a string
