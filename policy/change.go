@@ -259,7 +259,7 @@ func (e *Engine) immutableFindings(c *Change, base, head *view) []report.Finding
 func (e *Engine) immutableFinding(c *Change, s *sites.Site, field string, was sites.Position, what, old, now, why string) report.Finding {
 	msg := fmt.Sprintf("%s of site %s changed from %s to %s (was at %s in %s), but the site has started installing: %s",
 		what, s.Name, quoteValue(old), quoteValue(now), was, baseName(c), why)
-	return e.finding(RuleImmutableField, s, field, msg)
+	return e.finding(RuleImmutableField, s.Name, s, field, msg)
 }
 
 // quoteValue shows a value in a message, cutting long ones (an SSH key,

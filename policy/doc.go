@@ -6,13 +6,20 @@
 // # Use
 //
 //	e, err := policy.Load(ctx, policy.WithUserPolicies(dirs...), policy.WithDataDirs(data...))
-//	rep, err := e.Check(ctx, fleet, bundles) // bundles: what render holds, by site name
+//	run, err := e.Start(ctx)
+//	run.Add(run.Evaluate(site, bundle)) // per site, on any goroutine
+//	run.AddProblems(problems)
+//	rep, err := run.Finish()
+//	rep, err := e.Check(ctx, fleet, bundles) // a fleet in memory: the same
 //
 // Load compiles everything once; a broken user policy or data file is a
-// *PolicyError with its file and line. Check prepares one query for the
-// run and evaluates it per site on all CPUs, each site with a time limit;
-// load problems of the fleet and sites whose evaluation times out are
-// findings, so one broken site never hides the others.
+// *PolicyError with its file and line. A Run evaluates each site as it
+// comes, on all CPUs, each with a time limit, the rules that read only the
+// site at once and those that read the fleet index (data.siteops.fleet)
+// in Finish, keeping of each site only what those read: a caller can
+// stream a fleet of any size (sites.Stream). Load problems of the fleet
+// and sites whose evaluation times out are findings, so one broken site
+// never hides the others.
 //
 // # Change rules
 //

@@ -12,7 +12,6 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
-	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
 	"github.com/siteops/siteops/policy/report"
 	"github.com/siteops/siteops/render"
@@ -26,19 +25,33 @@ import (
 type Engine struct {
 	o        options
 	compiler *ast.Compiler
-	// rules are the internal, built-in and user rules; queried are the
-	// ones the query asks for, in the order of its bindings.
-	rules   []ruleInfo
-	queried []*ruleInfo
-	// bindings are the query's variables, one per queried rule.
-	bindings []string
-	byID     map[string]*ruleInfo
-	query    ast.Body
-	data     ast.Object
-	ign      *ignitionCache
+	// rules are the internal, built-in and user rules.
+	rules []ruleInfo
+	byID  map[string]*ruleInfo
+	// local asks for the rules that read only the site; fleet for those
+	// that may read data.siteops.fleet, which exists only once every site
+	// is known (see Run).
+	local, fleet query
+	// fleetReads is what of the input the fleet rules can read: all a Run
+	// keeps of a site's input for them. userFleet says whether a user rule
+	// is among them: its findings may name any field of the site.
+	fleetReads projection
+	userFleet  bool
+	data       ast.Object
+	ign        *ignitionCache
 	// needs says which costly parts of the input some policy reads.
 	needs needs
 }
+
+// query is one prepared-per-run query over some of the rules: each rule
+// set is bound to a variable of its own.
+type query struct {
+	body     ast.Body
+	rules    []*ruleInfo
+	bindings []string
+}
+
+func (q *query) empty() bool { return len(q.rules) == 0 }
 
 // Load reads the built-in library, the user policies and the data files,
 // and compiles them together. Problems with user files come back as
@@ -90,24 +103,43 @@ func Load(ctx context.Context, opts ...Option) (*Engine, error) {
 			e.rules = append(e.rules, r)
 		}
 	}
-	var q []string
+	var local, fleet []string
 	for i := range e.rules {
 		r := &e.rules[i]
 		e.byID[r.ID] = r
-		if r.ref != nil {
-			b := fmt.Sprintf("r%d", len(e.queried))
-			if r.user {
-				// A user rule may be a complete rule, undefined when
-				// its body fails: collect it, so the query never is.
-				q = append(q, fmt.Sprintf("%s = [x | x := %s[_]]", b, r.ref))
-			} else {
-				q = append(q, fmt.Sprintf("%s = %s", b, r.ref)) // a set, checked by builtinRules
-			}
-			e.queried, e.bindings = append(e.queried, r), append(e.bindings, b)
+		if r.ref == nil {
+			continue
 		}
+		q, texts := &e.local, &local
+		if readsFleet(c, r.ref) {
+			q, texts = &e.fleet, &fleet
+		}
+		b := fmt.Sprintf("r%d", len(q.rules))
+		if r.user {
+			// A user rule may be a complete rule, undefined when its body
+			// fails: collect it, so the query never is.
+			*texts = append(*texts, fmt.Sprintf("%s = [x | x := %s[_]]", b, r.ref))
+		} else {
+			*texts = append(*texts, fmt.Sprintf("%s = %s", b, r.ref)) // a set, checked by builtinRules
+		}
+		q.rules, q.bindings = append(q.rules, r), append(q.bindings, b)
 	}
-	if e.query, err = ast.ParseBody(strings.Join(q, "; ")); err != nil {
-		return nil, fmt.Errorf("build query: %w", err)
+	refs := make([]ast.Ref, len(e.fleet.rules))
+	for i, r := range e.fleet.rules {
+		refs[i] = r.ref
+		e.userFleet = e.userFleet || r.user
+	}
+	e.fleetReads = inputRead(c, refs)
+	for _, q := range []struct {
+		q     *query
+		texts []string
+	}{{&e.local, local}, {&e.fleet, fleet}} {
+		if len(q.texts) == 0 {
+			continue
+		}
+		if q.q.body, err = ast.ParseBody(strings.Join(q.texts, "; ")); err != nil {
+			return nil, fmt.Errorf("build query: %w", err)
+		}
 	}
 	return e, nil
 }
@@ -153,75 +185,24 @@ func (e *Engine) Reads(o *render.Object) bool {
 // policy that fails at run time); everything about the sites is a finding.
 //
 // WithChange adds the change rules, which compare the fleet with the
-// revision before it.
+// revision before it. Check holds every site and bundle of the fleet; a
+// caller that streams the sites uses a Run instead.
 func (e *Engine) Check(ctx context.Context, fleet *sites.Fleet, bundles map[string]*render.Bundle, opts ...CheckOption) (*report.Report, error) {
-	var co checkOptions
-	for _, o := range opts {
-		o(&co)
-	}
-	views := make([]*view, len(fleet.Sites))
-	names := make([]string, len(fleet.Sites))
-	e.parallel(ctx, len(views), func(i int) {
-		views[i] = newView(fleet.Sites[i], bundles[fleet.Sites[i].Name], e.needs.discovery)
-	})
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	for i, s := range fleet.Sites {
-		names[i] = s.Name
-	}
-	sort.Strings(names)
-	data := ast.NewObject(item("siteops", ast.ObjectTerm(item("fleet", ast.NewTerm(fleetData(views, names))))))
-	e.data.Foreach(func(k, v *ast.Term) { data.Insert(k, v) })
-	pq, err := rego.New(
-		rego.Compiler(e.compiler),
-		rego.Store(inmem.NewFromASTObject(data)),
-		rego.ParsedQuery(e.query),
-		e.ign.function(),
-	).PrepareForEval(ctx)
+	run, err := e.Start(ctx, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("prepare query: %w", astErrors(err))
-	}
-
-	perSite := make([][]report.Finding, len(views))
-	errs := make([]error, len(views))
-	e.parallel(ctx, len(views), func(i int) {
-		perSite[i], errs[i] = e.checkSite(ctx, &pq, views[i], bundles[views[i].site.Name])
-	})
-	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := joinSiteErrors(views, errs); err != nil {
-		return nil, fmt.Errorf("evaluate policies: %w", err)
-	}
-
-	// Load warnings of a site that loaded can be waived by the site, like
-	// its rule findings; load errors cannot (the site has no annotations
-	// that loaded).
-	index := make(map[string]int, len(views))
-	for i, v := range views {
-		index[v.site.Name] = i
-	}
-	rep := &report.Report{Sites: len(fleet.Sites)}
-	for _, f := range e.problemFindings(fleet.Problems) {
-		if i, ok := index[f.Site]; ok && f.Rule == RuleSiteLoadWarning {
-			perSite[i] = append(perSite[i], f)
-			continue
+	checked := make([]*SiteCheck, len(fleet.Sites))
+	e.parallel(ctx, len(checked), func(i int) {
+		checked[i] = run.evaluate(fleet.Sites[i], bundles[fleet.Sites[i].Name])
+	})
+	for _, c := range checked {
+		if c != nil {
+			run.Add(c)
 		}
-		rep.Findings = append(rep.Findings, f)
 	}
-	for i, fs := range perSite {
-		rep.Findings = append(rep.Findings, e.waive(views[i], fs)...)
-	}
-	if co.change != nil {
-		heads := make(map[string]*view, len(views))
-		for _, v := range views {
-			heads[v.site.Name] = v
-		}
-		rep.Findings = append(rep.Findings, e.changeFindings(co.change, heads, fleet.Problems)...)
-	}
-	rep.Sort()
-	return rep, nil
+	run.AddProblems(fleet.Problems)
+	return run.Finish()
 }
 
 // parallel runs fn(0..n-1) on the engine's workers, stopping early when
@@ -250,53 +231,62 @@ feed:
 	wg.Wait()
 }
 
-// checkSite evaluates one site. Its waivers are applied by Check, which
-// adds the site's load warnings first.
-func (e *Engine) checkSite(ctx context.Context, pq *rego.PreparedEvalQuery, v *view, b *render.Bundle) ([]report.Finding, error) {
-	s := v.site
-	var objects *ast.Term
-	if e.needs.objects {
-		var err error
-		if objects, err = objectsTerm(b); err != nil {
-			return nil, err
-		}
-	}
-	input := v.value(objects, e.needs.positions)
+// evaluate runs one query on a site's input and turns the rule results
+// into findings placed with at. The site's time limit stops it: that is a
+// finding too (timedOut), not an error.
+func (e *Engine) evaluate(ctx context.Context, pq *rego.PreparedEvalQuery, q *query, input ast.Value, s siteRef) (out []report.Finding, timedOut bool, err error) {
 	sctx, cancel := context.WithTimeout(ctx, e.o.siteTimeout)
 	defer cancel()
-	rs, err := pq.Eval(sctx, rego.EvalParsedInput(input))
-	var out []report.Finding
+	cache := getRuleCache()
+	defer putRuleCache(cache)
+	rs, err := pq.Eval(sctx, rego.EvalParsedInput(input), rego.EvalVirtualCache(cache), rego.EvalGenerateJSON(keepTerm))
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return nil, nil // the whole check is cancelled; Check reports it
+		return nil, false, nil // the whole check is cancelled; Finish reports it
 	case err != nil && errors.Is(sctx.Err(), context.DeadlineExceeded):
-		out = append(out, e.finding(RulePolicyTimeout, s, s.FieldPath(""),
-			fmt.Sprintf("evaluating the policies for site %s took longer than %s and was stopped", s.Name, e.o.siteTimeout)))
+		return []report.Finding{e.finding(RulePolicyTimeout, s.name, s.at, s.path,
+			fmt.Sprintf("evaluating the policies for site %s took longer than %s and was stopped", s.name, e.o.siteTimeout))}, true, nil
 	case err != nil:
-		return nil, astErrors(err)
+		return nil, false, astErrors(err)
 	case len(rs) != 1:
-		return nil, fmt.Errorf("the query gave %d results, want 1", len(rs))
-	default:
-		for i, r := range e.queried {
-			results, _ := rs[0].Bindings[e.bindings[i]].([]any)
-			for _, res := range results {
-				f, err := e.resultFinding(r, s, res)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, f)
+		return nil, false, fmt.Errorf("the query gave %d results, want 1", len(rs))
+	}
+	for i, r := range q.rules {
+		var results []*ast.Term
+		if t, ok := rs[0].Bindings[q.bindings[i]].(*ast.Term); ok {
+			switch v := t.Value.(type) {
+			case ast.Set: // a built-in rule
+				results = v.Slice()
+			case *ast.Array: // a user rule, collected
+				v.Foreach(func(x *ast.Term) { results = append(results, x) })
 			}
 		}
+		for _, res := range results {
+			x, err := ast.JSON(res.Value)
+			if err != nil {
+				return nil, false, err
+			}
+			f, err := e.resultFinding(r, s.name, s.at, x)
+			if err != nil {
+				return nil, false, err
+			}
+			out = append(out, f)
+		}
 	}
-	return out, nil
+	return out, false, nil
 }
+
+// keepTerm leaves the query's results as terms: most rule sets are empty,
+// and converting every one of them to Go values for every site would cost
+// more than reading the few results there are.
+func keepTerm(t *ast.Term, _ *rego.EvalContext) (any, error) { return t, nil }
 
 // resultFinding turns one rule result into a finding. Built-in rules
 // return {"msg", "field"}; user rules a string or an object with a string
 // msg (conftest), optionally with field, _loc ({file, line}) and object.
-func (e *Engine) resultFinding(r *ruleInfo, s *sites.Site, res any) (report.Finding, error) {
+func (e *Engine) resultFinding(r *ruleInfo, site string, at locator, res any) (report.Finding, error) {
 	if msg, ok := res.(string); ok && r.user {
-		return e.ruleFinding(r, s, "", msg), nil
+		return e.ruleFinding(r, site, at, "", msg), nil
 	}
 	obj, ok := res.(map[string]any)
 	msg, _ := obj["msg"].(string)
@@ -305,7 +295,7 @@ func (e *Engine) resultFinding(r *ruleInfo, s *sites.Site, res any) (report.Find
 			Message: fmt.Sprintf("rule %s returned %v; a result is a string or an object with a string msg", r.ID, res)}
 	}
 	field, _ := obj["field"].(string)
-	f := e.ruleFinding(r, s, field, msg)
+	f := e.ruleFinding(r, site, at, field, msg)
 	if loc, ok := obj["_loc"].(map[string]any); ok {
 		if file, ok := loc["file"].(string); ok && file != "" {
 			f.Pos = sites.Position{File: file, Line: intOf(loc["line"]), Column: intOf(loc["column"])}
@@ -337,54 +327,59 @@ func intOf(x any) int {
 	return 0
 }
 
-func (e *Engine) ruleFinding(r *ruleInfo, s *sites.Site, field, msg string) report.Finding {
-	pos := s.Source
-	if field != "" {
-		pos = s.Pos(field)
-	}
-	return report.Finding{Rule: r.ID, Severity: r.Severity, Site: s.Name, Field: field, Message: msg,
-		Pos: pos, Remediation: r.Remediation, Reference: r.Reference}
+// siteRef is what a finding needs of its site: the name, the document
+// path of the cluster, and where each path is written.
+type siteRef struct {
+	name, path string
+	at         locator
+}
+
+// locator says where a document path of a site is written: a
+// *sites.Site, or what a Run keeps of one (see sitePositions).
+type locator interface {
+	Pos(path string) sites.Position
+}
+
+func (e *Engine) ruleFinding(r *ruleInfo, site string, at locator, field, msg string) report.Finding {
+	return report.Finding{Rule: r.ID, Severity: r.Severity, Site: site, Field: field, Message: msg,
+		Pos: at.Pos(field), Remediation: r.Remediation, Reference: r.Reference}
 }
 
 // finding makes a finding of an engine-internal rule.
-func (e *Engine) finding(rule string, s *sites.Site, field, msg string) report.Finding {
-	return e.ruleFinding(e.byID[rule], s, field, msg)
+func (e *Engine) finding(rule, site string, at locator, field, msg string) report.Finding {
+	return e.ruleFinding(e.byID[rule], site, at, field, msg)
 }
 
-// waive marks the findings of rules the site waives, and reports waivers
-// that waive nothing because they are malformed or name no rule.
-func (e *Engine) waive(v *view, findings []report.Finding) []report.Finding {
+// waivers reads the site's waiver annotation: the reason for each rule it
+// waives, and findings for the waivers that waive nothing because they
+// are malformed or name no rule that can be waived.
+func (e *Engine) waivers(v *view) (reasons map[string]string, bad []report.Finding) {
 	s := v.site
 	value, ok := v.annotations[AnnotationWaive]
 	if !ok {
-		return findings
+		return nil, nil
 	}
 	field := fmt.Sprintf("metadata.annotations[%q]", AnnotationWaive)
-	waivers, bad := parseWaivers(value)
-	for _, b := range bad {
-		findings = append(findings, e.finding(RuleWaiver, s, field,
+	waivers, malformed := parseWaivers(value)
+	for _, b := range malformed {
+		bad = append(bad, e.finding(RuleWaiver, s.Name, s, field,
 			fmt.Sprintf("waiver %q has no reason; it waives nothing", b)))
 	}
-	reasons := map[string]string{}
+	reasons = map[string]string{}
 	for _, w := range waivers {
 		r, known := e.byID[w.rule]
 		switch {
 		case !known:
-			findings = append(findings, e.finding(RuleWaiver, s, field,
+			bad = append(bad, e.finding(RuleWaiver, s.Name, s, field,
 				fmt.Sprintf("waiver names rule %q, which no loaded policy defines; it waives nothing", w.rule)))
 		case r.ref == nil && r.ID != RuleSiteLoadWarning:
-			findings = append(findings, e.finding(RuleWaiver, s, field,
+			bad = append(bad, e.finding(RuleWaiver, s.Name, s, field,
 				fmt.Sprintf("rule %s cannot be waived", w.rule)))
 		default:
 			reasons[w.rule] = w.reason
 		}
 	}
-	for i := range findings {
-		if reason, ok := reasons[findings[i].Rule]; ok {
-			findings[i].Waived = reason
-		}
-	}
-	return findings
+	return reasons, bad
 }
 
 // problemFindings turns load problems into findings: errors are
@@ -409,7 +404,7 @@ func (e *Engine) problemFindings(problems sites.Problems) []report.Finding {
 // joinSiteErrors reports each distinct evaluation error once, with the
 // first site it happened on: a broken user rule fails the same way on
 // every site.
-func joinSiteErrors(views []*view, errs []error) error {
+func joinSiteErrors(names []string, errs []error) error {
 	type seen struct {
 		site  string
 		err   error
@@ -425,7 +420,7 @@ func joinSiteErrors(views []*view, errs []error) error {
 			s.other++
 			continue
 		}
-		byMsg[err.Error()] = &seen{site: views[i].site.Name, err: err}
+		byMsg[err.Error()] = &seen{site: names[i], err: err}
 		order = append(order, err.Error())
 	}
 	out := make([]error, 0, len(order))

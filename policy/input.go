@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -322,34 +323,23 @@ func bmcScheme(addr string) (scheme, key string) {
 // cannot tell, and they are the costliest parts to build.
 func (v *view) value(objects *ast.Term, withPositions bool) ast.Value {
 	s := v.site
-	positions := ast.NewObject()
-	pos := func(path string) {
-		if !withPositions || path == "" || positions.Get(ast.InternedTerm(path)) != nil {
-			return
-		}
-		p := s.Pos(path)
-		positions.Insert(ast.StringTerm(path), ast.ObjectTerm(
-			ast.Item(ast.InternedTerm("file"), ast.StringTerm(p.File)),
-			ast.Item(ast.InternedTerm("line"), ast.InternedTerm(p.Line)),
-			ast.Item(ast.InternedTerm("column"), ast.InternedTerm(p.Column)),
-		))
-	}
-	pos(v.path)
-	fields := ast.NewObject()
+	fields := make([][2]*ast.Term, 0, len(v.fields))
 	for k, f := range v.fields {
 		switch f := f.(type) {
 		case string:
-			fields.Insert(ast.InternedTerm(k), ast.StringTerm(f))
-			pos(f)
+			fields = append(fields, item(k, ast.StringTerm(f)))
 		case []string:
-			fields.Insert(ast.InternedTerm(k), strings2(f))
-			for _, p := range f {
-				pos(p)
-			}
+			fields = append(fields, item(k, strings2(f)))
 		}
 	}
+	// Objects are made with all their items at once: an insert later
+	// costs an allocation of its own.
 	c := &v.cluster
-	cluster := ast.NewObject(
+	cn := make([]*ast.Term, len(c.clusterNetworks))
+	for i, n := range c.clusterNetworks {
+		cn[i] = ast.ObjectTerm(str("cidr", n.cidr), item("hostPrefix", ast.InternedTerm(n.hostPrefix)))
+	}
+	cluster := [][2]*ast.Term{
 		str("name", c.name), str("baseDomain", c.baseDomain), str("imageSet", c.imageSet),
 		str("pullSecret", c.pullSecret), str("sshKey", c.sshKey), str("networkType", c.networkType),
 		str("platformType", c.platformType), str("clusterType", c.clusterType), str("cpuArchitecture", c.cpuArch),
@@ -357,75 +347,100 @@ func (v *view) value(objects *ast.Term, withPositions bool) ast.Value {
 		item("apiVIPs", strings2(c.apiVIPs)), item("ingressVIPs", strings2(c.ingressVIPs)),
 		item("machineNetworks", strings2(c.machineNetworks)), item("serviceNetworks", strings2(c.serviceNetworks)),
 		item("additionalNTPSources", strings2(c.ntpSources)), item("labels", stringMap(c.labels)),
-		item("holdInstallation", ast.InternedTerm(c.holdInstallation)),
-	)
-	cn := make([]*ast.Term, len(c.clusterNetworks))
-	for i, n := range c.clusterNetworks {
-		cn[i] = ast.ObjectTerm(str("cidr", n.cidr), item("hostPrefix", ast.InternedTerm(n.hostPrefix)))
+		item("holdInstallation", ast.InternedTerm(c.holdInstallation)), item("clusterNetworks", ast.ArrayTerm(cn...)),
 	}
-	cluster.Insert(ast.InternedTerm("clusterNetworks"), ast.ArrayTerm(cn...))
 	if c.proxy != nil {
-		cluster.Insert(ast.InternedTerm("proxy"), ast.ObjectTerm(str("httpProxy", c.proxy.HttpProxy),
-			str("httpsProxy", c.proxy.HttpsProxy), str("noProxy", c.proxy.NoProxy)))
+		cluster = append(cluster, item("proxy", ast.ObjectTerm(str("httpProxy", c.proxy.HttpProxy),
+			str("httpsProxy", c.proxy.HttpsProxy), str("noProxy", c.proxy.NoProxy))))
 	}
 	nodes := make([]*ast.Term, len(v.nodes))
 	for i := range v.nodes {
 		n := &v.nodes[i]
-		pos(n.path)
-		if withPositions {
-			for _, f := range nodeFields {
-				pos(n.path + "." + f)
-			}
-		}
 		scheme, key := bmcScheme(n.bmcAddress)
-		bmc := ast.NewObject(str("address", n.bmcAddress), str("credentialsName", n.bmcCredentials),
-			str("scheme", scheme), str("key", key))
+		bmc := [][2]*ast.Term{str("address", n.bmcAddress), str("credentialsName", n.bmcCredentials),
+			str("scheme", scheme), str("key", key)}
 		if n.certVerifKnown {
-			bmc.Insert(ast.InternedTerm("disableCertificateVerification"), ast.InternedTerm(n.disableCertVerification))
+			bmc = append(bmc, item("disableCertificateVerification", ast.InternedTerm(n.disableCertVerification)))
 		}
 		itfs := make([]*ast.Term, len(n.interfaces))
 		for j, itf := range n.interfaces {
 			itfs[j] = ast.ObjectTerm(str("name", itf.Name), str("macAddress", itf.MacAddress))
-			if withPositions {
-				p := fmt.Sprintf("%s.nodeNetwork.interfaces[%d]", n.path, j)
-				pos(p + ".name")
-				pos(p + ".macAddress")
-			}
 		}
-		node := ast.NewObject(
+		node := [][2]*ast.Term{
 			str("path", n.path), str("hostname", n.hostname), str("role", n.role),
-			str("bootMACAddress", n.bootMAC), str("bootMode", n.bootMode), item("bmc", ast.NewTerm(bmc)),
+			str("bootMACAddress", n.bootMAC), str("bootMode", n.bootMode), item("bmc", ast.ObjectTerm(bmc...)),
 			item("interfaces", ast.ArrayTerm(itfs...)), str("installerArgs", n.installerArgs),
 			str("ignitionConfigOverride", n.ignitionConfigOverride), str("cpuArchitecture", n.cpuArch),
 			item("labels", stringMap(n.labels)),
-		)
+		}
 		if n.nmstate != nil {
-			node.Insert(ast.InternedTerm("nmstate"), anyTerm(n.nmstate))
+			node = append(node, item("nmstate", anyTerm(n.nmstate)))
 		}
 		if n.rootDeviceHints != nil {
-			node.Insert(ast.InternedTerm("rootDeviceHints"), anyTerm(n.rootDeviceHints))
+			node = append(node, item("rootDeviceHints", anyTerm(n.rootDeviceHints)))
 		}
-		nodes[i] = ast.NewTerm(node)
+		nodes[i] = ast.ObjectTerm(node...)
 	}
-	site := ast.NewObject(
+	site := [][2]*ast.Term{
 		str("name", s.Name), str("namespace", s.Namespace), str("format", string(s.Format)),
 		str("path", v.path), item("annotations", stringMap(v.annotations)),
 		item("source", ast.ObjectTerm(str("file", s.Source.File), item("line", ast.InternedTerm(s.Source.Line)),
 			item("column", ast.InternedTerm(s.Source.Column)))),
-		item("cluster", ast.NewTerm(cluster)), item("nodes", ast.ArrayTerm(nodes...)),
-		item("fields", ast.NewTerm(fields)),
-	)
-	if v.withDiscovery {
-		site.Insert(ast.InternedTerm("discovery"), discoveryTerm(v.discovery))
+		item("cluster", ast.ObjectTerm(cluster...)), item("nodes", ast.ArrayTerm(nodes...)),
+		item("fields", ast.ObjectTerm(fields...)),
 	}
-	doc := ast.NewObject(item("site", ast.NewTerm(site)))
+	if v.withDiscovery {
+		site = append(site, item("discovery", discoveryTerm(v.discovery)))
+	}
+	doc := ast.NewObject(item("site", ast.ObjectTerm(site...)))
 	if objects != nil {
-		doc.Insert(ast.InternedTerm("objects"), objects)
+		doc.Insert(keyTerm("objects"), objects)
 	}
 	if withPositions {
-		doc.Insert(ast.InternedTerm("positions"), ast.NewTerm(positions))
+		positions := ast.NewObject()
+		v.positionPaths(func(path string) {
+			if positions.Get(ast.InternedTerm(path)) != nil {
+				return
+			}
+			p := s.Pos(path)
+			positions.Insert(ast.StringTerm(path), ast.ObjectTerm(
+				ast.Item(keyTerm("file"), ast.StringTerm(p.File)),
+				ast.Item(keyTerm("line"), ast.InternedTerm(p.Line)),
+				ast.Item(keyTerm("column"), ast.InternedTerm(p.Column)),
+			))
+		})
+		doc.Insert(keyTerm("positions"), ast.NewTerm(positions))
 	}
 	return doc
+}
+
+// positionPaths calls yield with every path input.positions holds: the
+// cluster, its fields, the nodes, their fields and interface entries (a
+// path may come more than once).
+func (v *view) positionPaths(yield func(path string)) {
+	yield(v.path)
+	for _, f := range v.fields {
+		switch f := f.(type) {
+		case string:
+			yield(f)
+		case []string:
+			for _, p := range f {
+				yield(p)
+			}
+		}
+	}
+	for i := range v.nodes {
+		n := &v.nodes[i]
+		yield(n.path)
+		for _, f := range nodeFields {
+			yield(n.path + "." + f)
+		}
+		for j := range n.interfaces {
+			p := fmt.Sprintf("%s.nodeNetwork.interfaces[%d]", n.path, j)
+			yield(p + ".name")
+			yield(p + ".macAddress")
+		}
+	}
 }
 
 // needs says which costly parts of the input document some loaded policy
@@ -500,7 +515,20 @@ func objectsTerm(b *render.Bundle) (*ast.Term, error) {
 	return ast.ArrayTerm(terms...), nil
 }
 
-func item(k string, v *ast.Term) [2]*ast.Term { return ast.Item(ast.InternedTerm(k), v) }
+func item(k string, v *ast.Term) [2]*ast.Term { return ast.Item(keyTerm(k), v) }
+
+// keyTerms holds a term for each key of the documents built here: keys
+// come from a fixed set, and a term made per use would be a good part of
+// what building a document allocates.
+var keyTerms sync.Map
+
+func keyTerm(k string) *ast.Term {
+	if t, ok := keyTerms.Load(k); ok {
+		return t.(*ast.Term)
+	}
+	t, _ := keyTerms.LoadOrStore(k, ast.StringTerm(k))
+	return t.(*ast.Term)
+}
 
 func str(k, v string) [2]*ast.Term { return item(k, ast.StringTerm(v)) }
 
@@ -513,11 +541,11 @@ func strings2(list []string) *ast.Term {
 }
 
 func stringMap(m map[string]string) *ast.Term {
-	obj := ast.NewObject()
+	items := make([][2]*ast.Term, 0, len(m))
 	for k, v := range m {
-		obj.Insert(ast.StringTerm(k), ast.StringTerm(v))
+		items = append(items, ast.Item(ast.StringTerm(k), ast.StringTerm(v)))
 	}
-	return ast.NewTerm(obj)
+	return ast.ObjectTerm(items...)
 }
 
 // anyTerm converts decoded YAML; a value that does not convert (it

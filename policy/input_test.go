@@ -90,11 +90,11 @@ func TestInputNeeds(t *testing.T) {
 
 func TestFleetData(t *testing.T) {
 	fleet, bundles := loadFixture(t, "rules/testdata/ztp.nodes.mac-unique", "bad.yaml")
-	var views []*view
+	var all []siteFacts
 	for _, s := range fleet.Sites {
-		views = append(views, newView(s, bundles[s.Name], false))
+		all = append(all, siteFacts{site: s.Name, facts: newView(s, bundles[s.Name], false).facts()})
 	}
-	js, err := ast.JSON(fleetData(views, []string{"east", "north", "west"}))
+	js, err := ast.JSON(fleetData(all, []string{"east", "north", "west"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,10 +142,6 @@ func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr i
 		opts = append(opts, render.WithDefaultManifests(dir))
 	}
 	loadOpts := []sites.Option{sites.WithStrict(f.strict), sites.WithAllowRemoteBases(f.allowRemote)}
-	fleet, bundles, err := loadForCheck(cmd.Context(), engine, root.FS(), paths, loadOpts, opts)
-	if err != nil {
-		return err
-	}
 	var base *checkBase
 	if f.base != "" {
 		if base, err = loadBase(cmd.Context(), engine, f, paths, loadOpts, opts, stderr); err != nil {
@@ -156,7 +152,7 @@ func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr i
 	if base != nil {
 		checkOpts = append(checkOpts, policy.WithChange(base.change))
 	}
-	rep, err := engine.Check(cmd.Context(), fleet, bundles, checkOpts...)
+	rep, err := streamCheck(cmd.Context(), engine, root.FS(), paths, loadOpts, opts, checkOpts)
 	if err != nil {
 		var pe *policy.PolicyError
 		if errors.As(err, &pe) {
@@ -182,10 +178,51 @@ func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr i
 	return nil
 }
 
-// loadForCheck loads and renders the sites under paths once, on all CPUs;
-// the rules read the rendered objects from memory. A site that cannot
-// render is a load problem, hence a finding. Only the objects the policies
-// read are kept: whole bundles of a large fleet would cost gigabytes.
+// streamCheck loads, renders and checks the sites under paths one by one
+// on all CPUs (sites.Stream), keeping of each only what the check reports
+// and what the fleet-wide rules need: the rules read the rendered objects
+// from memory, and neither the fleet nor its bundles are ever held whole.
+// A site that cannot render is a load problem, hence a finding.
+func streamCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths []string,
+	loadOpts []sites.Option, renderOpts []render.Option, checkOpts []policy.CheckOption) (*findings.Report, error) {
+	run, err := engine.Start(ctx, checkOpts...)
+	if err != nil {
+		return nil, err
+	}
+	r := render.New(renderOpts...)
+	type checked struct {
+		site     *policy.SiteCheck
+		problems sites.Problems
+	}
+	work := func(s *sites.Site) any {
+		b, problems := r.Render(s)
+		if b == nil {
+			return checked{problems: problems}
+		}
+		return checked{run.Evaluate(s, b), problems}
+	}
+	err = sites.Stream(ctx, fsys, paths, work, func(it sites.Item) error {
+		run.AddProblems(it.Problems)
+		if it.Site != nil {
+			c := it.Result.(checked)
+			run.AddProblems(c.problems)
+			if c.site != nil {
+				run.Add(c.site)
+			}
+		}
+		return nil
+	}, loadOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return run.Finish()
+}
+
+// loadForCheck loads and renders the sites under paths once, on all CPUs,
+// for a check that needs the whole fleet (the base revision of --base).
+// A site that cannot render is a load problem, hence a finding. Only the
+// objects the policies read are kept: whole bundles of a large fleet
+// would cost gigabytes.
 func loadForCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths []string,
 	loadOpts []sites.Option, renderOpts []render.Option) (*sites.Fleet, map[string]*render.Bundle, error) {
 	fleet, err := sites.Load(ctx, fsys, paths, loadOpts...)

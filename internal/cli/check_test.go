@@ -66,3 +66,40 @@ func TestCheckUserPolicies(t *testing.T) {
 		t.Errorf("broken policy: exit %d, stderr %s", code, stderr)
 	}
 }
+
+// TestCheckDuplicateClusterNames checks that a cluster name defined twice
+// fails the check with a finding at both definitions, while the other
+// sites are still checked.
+func TestCheckDuplicateClusterNames(t *testing.T) {
+	dir := writeTree(t, map[string]string{"a.yaml": site("alpha"), "b.yaml": site("alpha"), "c.yaml": site("charlie")})
+	stdout, stderr, code := run(t, "check", "--root", dir, "-o", "json", dir)
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want %d; stderr %s", code, ExitFailure, stderr)
+	}
+	var rep struct {
+		Summary struct {
+			Sites int `json:"sites"`
+		} `json:"summary"`
+		Findings []struct {
+			Rule string `json:"rule"`
+			Pos  struct {
+				File string `json:"file"`
+			} `json:"pos"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	files := map[string]bool{}
+	for _, f := range rep.Findings {
+		if f.Rule == "site.load" {
+			files[f.Pos.File] = true
+		}
+	}
+	if !files["a.yaml"] || !files["b.yaml"] {
+		t.Errorf("site.load findings at %v, want a.yaml and b.yaml:\n%s", files, stdout)
+	}
+	if rep.Summary.Sites != 2 {
+		t.Errorf("%d sites checked, want 2 (alpha once, charlie)", rep.Summary.Sites)
+	}
+}

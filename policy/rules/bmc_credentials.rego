@@ -17,11 +17,11 @@ package siteops.rules.bmc_credentials
 
 import data.siteops.lib
 
-# A Secret name is a DNS-1123 subdomain.
-subdomain := `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
-
+# Both checks start with what every good name satisfies, valid_name, whose
+# result the second finds cached.
 deny contains f if {
 	some node in input.site.nodes
+	not valid_name(node.bmc.credentialsName)
 	trim_space(node.bmc.credentialsName) == ""
 	f := {
 		"msg": sprintf("node %s names no BMC credentials Secret (bmcCredentialsName.name is empty or missing)", [node.hostname]),
@@ -32,15 +32,16 @@ deny contains f if {
 deny contains f if {
 	some node in input.site.nodes
 	name := node.bmc.credentialsName
-	trim_space(name) != ""
 	not valid_name(name)
+	trim_space(name) != ""
 	f := {
 		"msg": sprintf("BMC credentials Secret name %q of node %s is not a valid Secret name (lower-case DNS subdomain, at most 253 characters)", [name, node.hostname]),
 		"field": lib.node_field(node, "bmcCredentialsName.name"),
 	}
 }
 
+# valid_name holds for a Secret name: a DNS-1123 subdomain.
 valid_name(name) if {
+	regex.match(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`, name)
 	count(name) <= 253
-	regex.match(subdomain, name)
 }

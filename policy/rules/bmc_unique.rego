@@ -15,12 +15,12 @@ package siteops.rules.bmc_unique
 import data.siteops.lib
 
 deny contains f if {
-	some node in input.site.nodes
-	data.siteops.fleet.shared.bmcAddresses[node.bmc.key]
-	others := lib.others("bmcAddresses", node.bmc.key, node.path)
+	some u in data.siteops.fleet.bySite[input.site.name].bmcAddresses
+	data.siteops.fleet.shared.bmcAddresses[u.key]
+	others := lib.others("bmcAddresses", u.key, u.node)
 	count(others) > 0
 	f := {
-		"msg": sprintf("BMC %s of node %s is also used by %s", [node.bmc.address, node.hostname, lib.places(others)]),
-		"field": lib.node_field(node, "bmcAddress"),
+		"msg": sprintf("BMC %s of node %s is also used by %s", [u.value, u.hostname, lib.places(others)]),
+		"field": u.field,
 	}
 }

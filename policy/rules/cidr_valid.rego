@@ -14,6 +14,7 @@ package siteops.rules.cidr_valid
 import data.siteops.lib
 
 deny contains f if {
+	count(lib.valid_cidrs) != count(lib.cidrs)
 	some n in lib.networks
 	not net.cidr_is_valid(n.cidr)
 	f := {"msg": sprintf("%s %q is not a CIDR (address/prefix)", [n.kind, n.cidr]), "field": n.field}

@@ -16,14 +16,7 @@
 #   reference: assisted-engine.md §4 dns-domain-defined; clusterinstance.md §1.1 (clusterName) and §7.3; siteconfig-v1.md §4 (names not validated)
 package siteops.rules.cluster_dns_names
 
-label := `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
-
 subdomain := `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
-
-# domain is a DNS-1123 subdomain whose labels have at most 63 characters:
-# what every good base domain matches. Checking it first keeps the common
-# case to one match.
-domain := `^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$`
 
 deny contains f if {
 	name := input.site.cluster.name
@@ -37,14 +30,18 @@ deny contains f if {
 	f := {"msg": domain_problem(d), "field": input.site.fields.baseDomain}
 }
 
+# name_ok holds for a DNS label.
 name_ok(n) if {
 	count(n) <= 63
-	regex.match(label, n)
+	regex.match(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`, n)
 }
 
+# domain_ok holds for a DNS-1123 subdomain whose labels have at most 63
+# characters: what every good base domain matches. Checking it first keeps
+# the common case to one match.
 domain_ok(d) if {
 	count(d) <= 253
-	regex.match(domain, d)
+	regex.match(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$`, d)
 }
 
 name_problem(n) := "the cluster has no name" if {

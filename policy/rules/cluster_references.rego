@@ -15,8 +15,6 @@
 #   reference: assisted-engine.md §4 pull-secret-set and §5.1 (SpecSynced InputError for a missing pull secret or image set); agent-installer.md §3.5 item 35; siteconfig-v1.md §2.2 (pullSecretRef, clusterImageSetNameRef)
 package siteops.rules.cluster_references
 
-subdomain := `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
-
 deny contains f if {
 	not valid(input.site.cluster.imageSet)
 	f := {"msg": problem("image set", "ClusterImageSet", input.site.cluster.imageSet), "field": input.site.fields.imageSet}
@@ -30,7 +28,7 @@ deny contains f if {
 # valid holds for an object name (a DNS-1123 subdomain); checking it first
 # keeps the common case to one match.
 valid(name) if {
-	regex.match(subdomain, name)
+	regex.match(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`, name)
 	count(name) <= 253
 }
 

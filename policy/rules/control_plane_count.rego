@@ -15,12 +15,10 @@ package siteops.rules.control_plane_count
 
 import data.siteops.lib
 
-supported := {1, 3, 4, 5}
-
 deny contains f if {
 	input.site.cluster.clusterType != "HostedControlPlane"
 	n := count(lib.masters)
-	not supported[n]
+	not n in {1, 3, 4, 5} # the counts assisted-service installs
 	not two_with_arbiter(n)
 	f := {"msg": message(n), "field": input.site.fields.nodes}
 }

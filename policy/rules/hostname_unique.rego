@@ -15,13 +15,9 @@ package siteops.rules.hostname_unique
 import data.siteops.lib
 
 deny contains f if {
-	some node in input.site.nodes
-	key := lower(trim_space(node.hostname))
-	data.siteops.fleet.shared.hostnames[key]
-	others := lib.others("hostnames", key, node.path)
+	some u in data.siteops.fleet.bySite[input.site.name].hostnames
+	data.siteops.fleet.shared.hostnames[u.key]
+	others := lib.others("hostnames", u.key, u.node)
 	count(others) > 0
-	f := {
-		"msg": sprintf("host name %s is also used by %s", [node.hostname, lib.places(others)]),
-		"field": lib.node_field(node, "hostName"),
-	}
+	f := {"msg": sprintf("host name %s is also used by %s", [u.value, lib.places(others)]), "field": u.field}
 }

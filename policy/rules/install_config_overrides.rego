@@ -24,12 +24,16 @@ deny contains f if {
 
 problem(text) := "installConfigOverrides is not valid JSON" if {
 	not json.is_valid(text)
-} else := sprintf("installConfigOverrides is JSON but not an object (it is %s)", [type_name(json.unmarshal(text))]) if {
-	not is_object(json.unmarshal(text))
+} else := sprintf("installConfigOverrides is JSON but not an object (it is %s)", [type_name(parsed(text))]) if {
+	not is_object(parsed(text))
 } else := "installConfigOverrides sets additionalTrustBundle to something that is not PEM certificates" if {
-	bundle := json.unmarshal(text).additionalTrustBundle
+	bundle := parsed(text).additionalTrustBundle
 	not pem_certificates(bundle)
 }
+
+# parsed is the text as JSON, parsed once: a function's result is kept for
+# the evaluation.
+parsed(text) := json.unmarshal(text)
 
 pem_certificates(bundle) if {
 	is_string(bundle)

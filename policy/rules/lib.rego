@@ -43,6 +43,16 @@ networks := array.concat(
 		some i, c in input.site.cluster.serviceNetworks],
 )
 
+# cidrs are the networks' CIDRs, in the same order, and valid_cidrs those
+# that are valid: the network rules check the common case (every CIDR
+# valid, none overlapping) on them, and build networks only when it fails.
+cidrs := array.concat(
+	array.concat(input.site.cluster.machineNetworks, [n.cidr | some n in input.site.cluster.clusterNetworks]),
+	input.site.cluster.serviceNetworks,
+)
+
+valid_cidrs := [c | some c in cidrs; net.cidr_is_valid(c)]
+
 # ip_valid holds for an IPv4 or IPv6 address without a prefix.
 ip_valid(ip) if ipv4(ip)
 

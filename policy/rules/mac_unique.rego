@@ -14,37 +14,33 @@ package siteops.rules.mac_unique
 
 import data.siteops.lib
 
-deny contains f if {
-	some node in input.site.nodes
-	key := lower(trim_space(node.bootMACAddress))
-	data.siteops.fleet.shared.macs[key]
-	f := duplicate(node, key, node.bootMACAddress, lib.node_field(node, "bootMACAddress"))
-}
+# uses are the site's boot and interface MACs, node by node, from the fleet
+# index: all this rule needs of the site.
+uses := data.siteops.fleet.bySite[input.site.name].macs
 
 deny contains f if {
-	some node in input.site.nodes
-	some i, itf in node.interfaces
-	key := lower(trim_space(itf.macAddress))
-	data.siteops.fleet.shared.macs[key]
-	f := duplicate(node, key, itf.macAddress, lib.interface_field(node, i))
-}
-
-duplicate(node, key, mac, field) := {"msg": sprintf("MAC %s is also used by %s", [mac, lib.places(others)]), "field": field} if {
-	others := lib.others("macs", key, node.path)
+	some u in uses
+	data.siteops.fleet.shared.macs[u.key]
+	others := lib.others("macs", u.key, u.node)
 	count(others) > 0
+	f := {"msg": sprintf("MAC %s is also used by %s", [u.value, lib.places(others)]), "field": u.field}
 }
 
 # Two interface entries of one node with one MAC (the boot MAC repeating
-# an interface's is expected).
+# an interface's is expected). Rare, so the pairs are looked at only when
+# the interface MACs of the site are not distinct node by node.
+itf_macs := [[u.node, u.key] | some u in uses; u.interface >= 0]
+
 deny contains f if {
-	some node in input.site.nodes
-	count(node.interfaces) > 1
-	some i, a in node.interfaces
-	some j, b in node.interfaces
+	count(itf_macs) != count({m | some m in itf_macs})
+	some i, a in uses
+	some j, b in uses
 	i < j
-	lower(trim_space(a.macAddress)) == lower(trim_space(b.macAddress))
+	a.key == b.key
+	a.node == b.node
+	a.interface < b.interface
 	f := {
-		"msg": sprintf("MAC %s is also used by interface %s of the same node (%s)", [b.macAddress, a.name, lib.interface_field(node, i)]),
-		"field": lib.interface_field(node, j),
+		"msg": sprintf("MAC %s is also used by interface %s of the same node (%s)", [b.value, a.name, a.field]),
+		"field": b.field,
 	}
 }

@@ -13,7 +13,9 @@ package siteops.rules.mac_valid
 
 import data.siteops.lib
 
-pattern := `^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$`
+# valid holds for a MAC address: six pairs of hex digits separated by
+# colons.
+valid(mac) if regex.match(`^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$`, mac)
 
 deny contains f if {
 	some node in input.site.nodes
@@ -24,15 +26,15 @@ deny contains f if {
 deny contains f if {
 	some node in input.site.nodes
 	mac := node.bootMACAddress
+	not valid(mac)
 	mac != ""
-	not regex.match(pattern, mac)
 	f := {"msg": sprintf("bootMACAddress %q of node %s is not a MAC address", [mac, node.hostname]), "field": lib.node_field(node, "bootMACAddress")}
 }
 
 deny contains f if {
 	some node in input.site.nodes
 	some i, itf in node.interfaces
-	not regex.match(pattern, itf.macAddress)
+	not valid(itf.macAddress)
 	f := {
 		"msg": sprintf("macAddress %q of interface %s of node %s is not a MAC address", [itf.macAddress, itf.name, node.hostname]),
 		"field": lib.interface_field(node, i),

@@ -14,6 +14,7 @@ package siteops.rules.network_overlap
 import data.siteops.lib
 
 deny contains f if {
+	overlap
 	nets := [n | some n in lib.networks; net.cidr_is_valid(n.cidr)]
 	some i, a in nets
 	some j, b in nets
@@ -23,4 +24,13 @@ deny contains f if {
 		"msg": sprintf("%s %s overlaps %s %s (%s)", [b.kind, b.cidr, a.kind, a.cidr, a.field]),
 		"field": b.field,
 	}
+}
+
+# overlap holds when two valid CIDRs intersect: the rare case, in which the
+# networks are looked at with their kinds and fields.
+overlap if {
+	some i, a in lib.valid_cidrs
+	some j, b in lib.valid_cidrs
+	i < j
+	net.cidr_intersects(a, b)
 }

@@ -20,10 +20,8 @@ import data.siteops.lib
 
 # "" (a SiteConfig's networkType written out empty) leaves the choice to
 # the installer, which defaults to OVNKubernetes.
-valid := {"OVNKubernetes", "OpenShiftSDN", ""}
-
 deny contains f if {
-	not input.site.cluster.networkType in valid
+	not input.site.cluster.networkType in {"OVNKubernetes", "OpenShiftSDN", ""}
 	f := {
 		"msg": sprintf("network type %q is not OVNKubernetes or OpenShiftSDN", [input.site.cluster.networkType]),
 		"field": input.site.fields.networkType,

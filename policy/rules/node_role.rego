@@ -14,11 +14,9 @@ package siteops.rules.node_role
 
 import data.siteops.lib
 
-roles := {"master", "worker", "arbiter"}
-
 deny contains f if {
 	some node in input.site.nodes
-	not roles[node.role]
+	not node.role in {"master", "worker", "arbiter"}
 	f := {
 		"msg": sprintf("node %s has role %q; a node's role is master, worker or arbiter", [node.hostname, node.role]),
 		"field": lib.node_field(node, "role"),

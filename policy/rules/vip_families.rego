@@ -45,10 +45,17 @@ dual_stack if {
 # clusters (single-node, or one VIP of each kind and one machine network)
 # cost little.
 
+# several holds when a kind has more than one VIP, as the first two checks
+# need.
+several if count(input.site.cluster.apiVIPs) > 1
+
+several if count(input.site.cluster.ingressVIPs) > 1
+
 # More than two VIPs of a kind (the ClusterInstance CRD refuses them; a
 # SiteConfig does not).
 deny contains f if {
 	lib.multi_node
+	several
 	some kind, k in kinds
 	count(k.vips) > 2
 	some i, ip in k.vips
@@ -62,6 +69,7 @@ deny contains f if {
 # Two VIPs of one family.
 deny contains f if {
 	lib.multi_node
+	several
 	some kind, k in kinds
 	count(k.vips) >= 2
 	a := k.vips[0]

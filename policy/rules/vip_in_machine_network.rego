@@ -34,8 +34,14 @@ problem(vip) := sprintf("%s VIP %q is not an IP address", [vip.kind, vip.ip]) if
 	not inside(vip.ip)
 } else := sprintf("%s VIP %s is the broadcast address of machine network %s", [vip.kind, vip.ip, broadcasts[lib.ipv4_int(vip.ip)]]) if {
 	lib.ipv4(vip.ip)
+	maybe_broadcast(vip.ip)
 	broadcasts[lib.ipv4_int(vip.ip)]
 }
+
+# maybe_broadcast holds for an IPv4 address whose two lowest bits are set,
+# as in every broadcast address (prefixes up to /30): most VIPs are ruled
+# out without computing the broadcasts.
+maybe_broadcast(ip) if to_number(split(ip, ".")[3]) % 4 == 3
 
 inside(ip) if {
 	some cidr in machine

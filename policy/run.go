@@ -1,0 +1,312 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+
+	"github.com/siteops/siteops/policy/report"
+	"github.com/siteops/siteops/render"
+	"github.com/siteops/siteops/sites"
+)
+
+// A Run checks one fleet site by site, so that a caller can load, render
+// and check each site and then drop it (sites.Stream): memory stays with
+// what the check reports, not with the fleet. Rules that read only their
+// site are evaluated at once, by Evaluate; rules that read
+// data.siteops.fleet wait for Finish, which builds the index from the
+// facts of every site. For those, a Run keeps each site's input document
+// and the places of its fields, not the site.
+//
+//	run, err := e.Start(ctx)
+//	// for each site, on any goroutine:
+//	c := run.Evaluate(site, bundle)
+//	run.Add(c) // site and bundle may be dropped now
+//	run.AddProblems(problems)
+//	rep, err := run.Finish()
+type Run struct {
+	e     *Engine
+	ctx   context.Context
+	co    checkOptions
+	local rego.PreparedEvalQuery
+
+	// jobs feeds the run's workers: long-lived goroutines, whose stacks
+	// have grown to what evaluation needs once, instead of the caller's
+	// goroutines (sites.Stream starts one per file), on which the deep
+	// recursion of the evaluator would grow a new stack for every site.
+	jobs chan job
+	stop sync.Once
+
+	mu       sync.Mutex
+	checked  []*SiteCheck
+	problems sites.Problems
+}
+
+type job struct {
+	site   *sites.Site
+	bundle *render.Bundle
+	done   chan *SiteCheck
+}
+
+// SiteCheck is what Evaluate found of one site, for Add.
+type SiteCheck struct {
+	name, path string
+	source     sites.Position
+	findings   []report.Finding
+	err        error
+	timedOut   bool
+	facts      []fact
+	// waived maps each rule the site waives to the reason.
+	waived map[string]string
+	// input and at are kept for the fleet rules (nil without any).
+	input ast.Value
+	at    *sitePositions
+	// view is kept for the change rules, for a site that has started
+	// installing.
+	view *view
+}
+
+// Start prepares a check of one fleet: the query of the rules that read
+// only their site. WithChange adds the change rules.
+func (e *Engine) Start(ctx context.Context, opts ...CheckOption) (*Run, error) {
+	r := &Run{e: e, ctx: ctx}
+	for _, o := range opts {
+		o(&r.co)
+	}
+	if !e.local.empty() {
+		pq, err := e.prepare(ctx, e.local, ast.NewObject())
+		if err != nil {
+			return nil, err
+		}
+		r.local = pq
+	}
+	r.jobs = make(chan job)
+	for range e.o.workers {
+		go func() {
+			for j := range r.jobs {
+				j.done <- r.evaluate(j.site, j.bundle)
+			}
+		}()
+	}
+	return r, nil
+}
+
+// prepare compiles a query for a run, with the user's data and fleet (an
+// empty object before the fleet is known) as data.siteops.fleet.
+func (e *Engine) prepare(ctx context.Context, q query, fleet ast.Value) (rego.PreparedEvalQuery, error) {
+	data := ast.NewObject(item("siteops", ast.ObjectTerm(item("fleet", ast.NewTerm(fleet)))))
+	e.data.Foreach(func(k, v *ast.Term) { data.Insert(k, v) })
+	pq, err := rego.New(
+		rego.Compiler(e.compiler),
+		rego.Store(inmem.NewFromASTObject(data)),
+		rego.ParsedQuery(q.body),
+		e.ign.function(),
+	).PrepareForEval(ctx)
+	if err != nil {
+		return pq, fmt.Errorf("prepare query: %w", astErrors(err))
+	}
+	return pq, nil
+}
+
+// Evaluate normalizes a site, builds its input document and evaluates the
+// rules that read only the site. b is the site's rendered bundle (nil
+// when it did not render). It is safe to call from many goroutines; the
+// site and bundle are not used after it returns.
+func (r *Run) Evaluate(s *sites.Site, b *render.Bundle) *SiteCheck {
+	done := make(chan *SiteCheck, 1)
+	select {
+	case r.jobs <- job{s, b, done}:
+		return <-done
+	case <-r.ctx.Done():
+		return &SiteCheck{name: s.Name, err: r.ctx.Err()} // Finish reports the cancellation
+	}
+}
+
+func (r *Run) evaluate(s *sites.Site, b *render.Bundle) *SiteCheck {
+	e := r.e
+	v := newView(s, b, e.needs.discovery)
+	c := &SiteCheck{name: s.Name, path: v.path, source: s.Source}
+	var objects *ast.Term
+	if e.needs.objects {
+		if objects, c.err = objectsTerm(b); c.err != nil {
+			return c
+		}
+	}
+	input := v.value(objects, e.needs.positions)
+	if !e.local.empty() {
+		c.findings, c.timedOut, c.err = e.evaluate(r.ctx, &r.local, &e.local, input, siteRef{s.Name, v.path, s})
+	}
+	var bad []report.Finding
+	c.waived, bad = e.waivers(v)
+	c.findings = append(c.findings, bad...)
+	if !e.fleet.empty() {
+		c.facts, c.input = v.facts(), e.fleetReads.project(input)
+		c.at = v.positions(c.facts, e.userFleet)
+	}
+	if ch := r.co.change; ch != nil && ch.Started[s.Name] {
+		c.view = v
+	}
+	return c
+}
+
+// Add records a site's check. Each site of the fleet is added once; it
+// may be called from many goroutines.
+func (r *Run) Add(c *SiteCheck) {
+	r.mu.Lock()
+	r.checked = append(r.checked, c)
+	r.mu.Unlock()
+}
+
+// AddProblems records load problems of the fleet: they become findings
+// (site.load, site.load-warning).
+func (r *Run) AddProblems(ps sites.Problems) {
+	if len(ps) == 0 {
+		return
+	}
+	r.mu.Lock()
+	r.problems = append(r.problems, ps...)
+	r.mu.Unlock()
+}
+
+// Finish builds the fleet index, evaluates the rules that read it, applies
+// waivers and the change rules, and returns the sorted report. The error
+// is for the run as a whole (a cancelled context, a policy that fails at
+// run time); everything about the sites is a finding. Finish releases the
+// run's workers: call it even when the caller stops early.
+func (r *Run) Finish() (*report.Report, error) {
+	r.stop.Do(func() { close(r.jobs) })
+	e, ctx := r.e, r.ctx
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	checked := r.checked
+	sort.Slice(checked, func(i, j int) bool { return checked[i].name < checked[j].name })
+	names := make([]string, len(checked))
+	errs := make([]error, len(checked))
+	for i, c := range checked {
+		names[i], errs[i] = c.name, c.err
+	}
+	if err := joinSiteErrors(names, errs); err != nil {
+		return nil, fmt.Errorf("evaluate policies: %w", err)
+	}
+	if !e.fleet.empty() {
+		if err := r.evaluateFleet(checked, names); err != nil {
+			return nil, err
+		}
+	}
+
+	// Load warnings of a site that loaded can be waived by the site, like
+	// its rule findings; load errors cannot (the site has no annotations
+	// that loaded).
+	index := make(map[string]int, len(checked))
+	for i, c := range checked {
+		index[c.name] = i
+	}
+	rep := &report.Report{Sites: len(checked)}
+	for _, f := range e.problemFindings(r.problems) {
+		if i, ok := index[f.Site]; ok && f.Rule == RuleSiteLoadWarning {
+			checked[i].findings = append(checked[i].findings, f)
+			continue
+		}
+		rep.Findings = append(rep.Findings, f)
+	}
+	for _, c := range checked {
+		for i := range c.findings {
+			if reason, ok := c.waived[c.findings[i].Rule]; ok {
+				c.findings[i].Waived = reason
+			}
+		}
+		rep.Findings = append(rep.Findings, c.findings...)
+	}
+	if r.co.change != nil {
+		heads := make(map[string]*view, len(checked))
+		for _, c := range checked {
+			heads[c.name] = c.view
+		}
+		rep.Findings = append(rep.Findings, e.changeFindings(r.co.change, heads, r.problems)...)
+	}
+	rep.Sort()
+	return rep, nil
+}
+
+// evaluateFleet evaluates the rules that read data.siteops.fleet on every
+// site that did not run out of time already.
+func (r *Run) evaluateFleet(checked []*SiteCheck, names []string) error {
+	e, ctx := r.e, r.ctx
+	all := make([]siteFacts, len(checked))
+	for i, c := range checked {
+		all[i] = siteFacts{site: c.name, facts: c.facts}
+	}
+	pq, err := e.prepare(ctx, e.fleet, fleetData(all, names))
+	if err != nil {
+		return err
+	}
+	errs := make([]error, len(checked))
+	e.parallel(ctx, len(checked), func(i int) {
+		c := checked[i]
+		if c.timedOut {
+			return
+		}
+		fs, timedOut, err := e.evaluate(ctx, &pq, &e.fleet, c.input, siteRef{c.name, c.path, c.at})
+		c.findings, c.timedOut, errs[i] = append(c.findings, fs...), timedOut, err
+		c.input = nil
+	})
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := joinSiteErrors(names, errs); err != nil {
+		return fmt.Errorf("evaluate policies: %w", err)
+	}
+	return nil
+}
+
+// sitePositions is where the fields of a site's facts, its nodes and its
+// cluster are written: what a Run keeps of a site to place the findings of
+// the fleet rules, which name such fields (with a user rule among them,
+// every path of input.positions too). Another path resolves to its closest
+// parent among them.
+type sitePositions struct {
+	m      map[string]sites.Position
+	source sites.Position
+}
+
+func (p *sitePositions) Pos(path string) sites.Position {
+	for path != "" {
+		if pos, ok := p.m[path]; ok {
+			return pos
+		}
+		i := strings.LastIndexAny(path, ".[")
+		if i < 0 {
+			break
+		}
+		path = path[:i]
+	}
+	return p.source
+}
+
+// positions keeps where the site writes its facts' fields, nodes and
+// cluster, and with all, every path of input.positions.
+func (v *view) positions(facts []fact, all bool) *sitePositions {
+	p := &sitePositions{m: make(map[string]sites.Position, len(facts)+len(v.nodes)+1), source: v.site.Source}
+	p.m[v.path] = v.site.Pos(v.path)
+	for i := range v.nodes {
+		p.m[v.nodes[i].path] = v.site.Pos(v.nodes[i].path)
+	}
+	for i := range facts {
+		p.m[facts[i].field] = facts[i].pos
+	}
+	if all {
+		v.positionPaths(func(path string) {
+			if _, ok := p.m[path]; !ok {
+				p.m[path] = v.site.Pos(path)
+			}
+		})
+	}
+	return p
+}
