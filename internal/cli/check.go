@@ -92,9 +92,18 @@ Exit status: 0 no deny finding, 1 some deny finding (or warn, with
 	return cmd
 }
 
+// checkGCPercent trades memory for speed while checking. A streamed check
+// holds little (the fleet facts and the findings, some tens of megabytes
+// for ten thousand sites) and allocates a lot (the sites, their bundles and
+// their evaluations, about 400 KB per site): letting the heap grow to five
+// times what is live halves the collections of the render's setting, for
+// about 10 % less CPU time and 150 MB more at the peak on that fleet. GOGC
+// in the environment still wins.
+const checkGCPercent = 400
+
 func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr io.Writer) error {
 	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(renderGCPercent))
+		defer debug.SetGCPercent(debug.SetGCPercent(checkGCPercent))
 	}
 	if f.base == "" && (f.allowDeletions != 0 || cmd.Flags().Changed("status-dir")) {
 		return usageError("--allow-deletions and --status-dir compare with a previous revision: give it with --base")
