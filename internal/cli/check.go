@@ -203,12 +203,29 @@ func streamCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths [
 		site     *policy.SiteCheck
 		problems sites.Problems
 	}
+	// Rendering and evaluating run on long-lived goroutines: sites.Stream
+	// decodes each file on a goroutine of its own, whose stack would grow
+	// anew for every site to the depth the evaluator recurses to.
+	jobs := make(chan func())
+	defer close(jobs)
+	for range runtime.GOMAXPROCS(0) {
+		go func() {
+			for job := range jobs {
+				job()
+			}
+		}()
+	}
 	work := func(s *sites.Site) any {
-		b, problems := r.Render(s)
-		if b == nil {
-			return checked{problems: problems}
+		done := make(chan checked, 1)
+		jobs <- func() {
+			b, problems := r.Render(s)
+			if b == nil {
+				done <- checked{problems: problems}
+				return
+			}
+			done <- checked{run.Evaluate(s, b), problems}
 		}
-		return checked{run.Evaluate(s, b), problems}
+		return <-done
 	}
 	err = sites.Stream(ctx, fsys, paths, work, func(it sites.Item) error {
 		run.AddProblems(it.Problems)
