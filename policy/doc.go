@@ -7,7 +7,7 @@
 //
 //	e, err := policy.Load(ctx, policy.WithUserPolicies(dirs...), policy.WithDataDirs(data...))
 //	run, err := e.Start(ctx)
-//	run.Add(run.Evaluate(site, bundle)) // per site, on any goroutine
+//	run.Add(run.Evaluate(site, bundle)) // per site, on a pool of goroutines
 //	run.AddProblems(problems)
 //	rep, err := run.Finish()
 //	rep, err := e.Check(ctx, fleet, bundles) // a fleet in memory: the same

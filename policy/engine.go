@@ -194,7 +194,7 @@ func (e *Engine) Check(ctx context.Context, fleet *sites.Fleet, bundles map[stri
 	}
 	checked := make([]*SiteCheck, len(fleet.Sites))
 	e.parallel(ctx, len(checked), func(i int) {
-		checked[i] = run.evaluate(fleet.Sites[i], bundles[fleet.Sites[i].Name])
+		checked[i] = run.Evaluate(fleet.Sites[i], bundles[fleet.Sites[i].Name])
 	})
 	for _, c := range checked {
 		if c != nil {

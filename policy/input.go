@@ -323,13 +323,14 @@ func bmcScheme(addr string) (scheme, key string) {
 // cannot tell, and they are the costliest parts to build.
 func (v *view) value(objects *ast.Term, withPositions bool) ast.Value {
 	s := v.site
+	var b terms
 	fields := make([][2]*ast.Term, 0, len(v.fields))
 	for k, f := range v.fields {
 		switch f := f.(type) {
 		case string:
-			fields = append(fields, item(k, ast.StringTerm(f)))
+			fields = append(fields, item(k, b.string(f)))
 		case []string:
-			fields = append(fields, item(k, strings2(f)))
+			fields = append(fields, item(k, b.strings(f)))
 		}
 	}
 	// Objects are made with all their items at once: an insert later
@@ -337,41 +338,41 @@ func (v *view) value(objects *ast.Term, withPositions bool) ast.Value {
 	c := &v.cluster
 	cn := make([]*ast.Term, len(c.clusterNetworks))
 	for i, n := range c.clusterNetworks {
-		cn[i] = ast.ObjectTerm(str("cidr", n.cidr), item("hostPrefix", ast.InternedTerm(n.hostPrefix)))
+		cn[i] = ast.ObjectTerm(b.str("cidr", n.cidr), item("hostPrefix", ast.InternedTerm(n.hostPrefix)))
 	}
 	cluster := [][2]*ast.Term{
-		str("name", c.name), str("baseDomain", c.baseDomain), str("imageSet", c.imageSet),
-		str("pullSecret", c.pullSecret), str("sshKey", c.sshKey), str("networkType", c.networkType),
-		str("platformType", c.platformType), str("clusterType", c.clusterType), str("cpuArchitecture", c.cpuArch),
-		str("installConfigOverrides", c.installConfigOverrides), str("ignitionConfigOverride", c.ignitionConfigOverride),
-		item("apiVIPs", strings2(c.apiVIPs)), item("ingressVIPs", strings2(c.ingressVIPs)),
-		item("machineNetworks", strings2(c.machineNetworks)), item("serviceNetworks", strings2(c.serviceNetworks)),
-		item("additionalNTPSources", strings2(c.ntpSources)), item("labels", stringMap(c.labels)),
+		b.str("name", c.name), b.str("baseDomain", c.baseDomain), b.str("imageSet", c.imageSet),
+		b.str("pullSecret", c.pullSecret), b.str("sshKey", c.sshKey), b.str("networkType", c.networkType),
+		b.str("platformType", c.platformType), b.str("clusterType", c.clusterType), b.str("cpuArchitecture", c.cpuArch),
+		b.str("installConfigOverrides", c.installConfigOverrides), b.str("ignitionConfigOverride", c.ignitionConfigOverride),
+		item("apiVIPs", b.strings(c.apiVIPs)), item("ingressVIPs", b.strings(c.ingressVIPs)),
+		item("machineNetworks", b.strings(c.machineNetworks)), item("serviceNetworks", b.strings(c.serviceNetworks)),
+		item("additionalNTPSources", b.strings(c.ntpSources)), item("labels", b.stringMap(c.labels)),
 		item("holdInstallation", ast.InternedTerm(c.holdInstallation)), item("clusterNetworks", ast.ArrayTerm(cn...)),
 	}
 	if c.proxy != nil {
-		cluster = append(cluster, item("proxy", ast.ObjectTerm(str("httpProxy", c.proxy.HttpProxy),
-			str("httpsProxy", c.proxy.HttpsProxy), str("noProxy", c.proxy.NoProxy))))
+		cluster = append(cluster, item("proxy", ast.ObjectTerm(b.str("httpProxy", c.proxy.HttpProxy),
+			b.str("httpsProxy", c.proxy.HttpsProxy), b.str("noProxy", c.proxy.NoProxy))))
 	}
 	nodes := make([]*ast.Term, len(v.nodes))
 	for i := range v.nodes {
 		n := &v.nodes[i]
 		scheme, key := bmcScheme(n.bmcAddress)
-		bmc := [][2]*ast.Term{str("address", n.bmcAddress), str("credentialsName", n.bmcCredentials),
-			str("scheme", scheme), str("key", key)}
+		bmc := [][2]*ast.Term{b.str("address", n.bmcAddress), b.str("credentialsName", n.bmcCredentials),
+			b.str("scheme", scheme), b.str("key", key)}
 		if n.certVerifKnown {
 			bmc = append(bmc, item("disableCertificateVerification", ast.InternedTerm(n.disableCertVerification)))
 		}
 		itfs := make([]*ast.Term, len(n.interfaces))
 		for j, itf := range n.interfaces {
-			itfs[j] = ast.ObjectTerm(str("name", itf.Name), str("macAddress", itf.MacAddress))
+			itfs[j] = ast.ObjectTerm(b.str("name", itf.Name), b.str("macAddress", itf.MacAddress))
 		}
 		node := [][2]*ast.Term{
-			str("path", n.path), str("hostname", n.hostname), str("role", n.role),
-			str("bootMACAddress", n.bootMAC), str("bootMode", n.bootMode), item("bmc", ast.ObjectTerm(bmc...)),
-			item("interfaces", ast.ArrayTerm(itfs...)), str("installerArgs", n.installerArgs),
-			str("ignitionConfigOverride", n.ignitionConfigOverride), str("cpuArchitecture", n.cpuArch),
-			item("labels", stringMap(n.labels)),
+			b.str("path", n.path), b.str("hostname", n.hostname), b.str("role", n.role),
+			b.str("bootMACAddress", n.bootMAC), b.str("bootMode", n.bootMode), item("bmc", ast.ObjectTerm(bmc...)),
+			item("interfaces", ast.ArrayTerm(itfs...)), b.str("installerArgs", n.installerArgs),
+			b.str("ignitionConfigOverride", n.ignitionConfigOverride), b.str("cpuArchitecture", n.cpuArch),
+			item("labels", b.stringMap(n.labels)),
 		}
 		if n.nmstate != nil {
 			node = append(node, item("nmstate", anyTerm(n.nmstate)))
@@ -382,9 +383,9 @@ func (v *view) value(objects *ast.Term, withPositions bool) ast.Value {
 		nodes[i] = ast.ObjectTerm(node...)
 	}
 	site := [][2]*ast.Term{
-		str("name", s.Name), str("namespace", s.Namespace), str("format", string(s.Format)),
-		str("path", v.path), item("annotations", stringMap(v.annotations)),
-		item("source", ast.ObjectTerm(str("file", s.Source.File), item("line", ast.InternedTerm(s.Source.Line)),
+		b.str("name", s.Name), b.str("namespace", s.Namespace), b.str("format", string(s.Format)),
+		b.str("path", v.path), item("annotations", b.stringMap(v.annotations)),
+		item("source", ast.ObjectTerm(b.str("file", s.Source.File), item("line", ast.InternedTerm(s.Source.Line)),
 			item("column", ast.InternedTerm(s.Source.Column)))),
 		item("cluster", ast.ObjectTerm(cluster...)), item("nodes", ast.ArrayTerm(nodes...)),
 		item("fields", ast.ObjectTerm(fields...)),
@@ -533,17 +534,48 @@ func keyTerm(k string) *ast.Term {
 func str(k, v string) [2]*ast.Term { return item(k, ast.StringTerm(v)) }
 
 func strings2(list []string) *ast.Term {
-	terms := make([]*ast.Term, len(list))
-	for i, s := range list {
-		terms[i] = ast.StringTerm(s)
-	}
-	return ast.ArrayTerm(terms...)
+	var b terms
+	return b.strings(list)
 }
 
-func stringMap(m map[string]string) *ast.Term {
+// terms makes the string terms of one document from blocks of terms: a
+// document has hundreds, and one allocation for each term and one for its
+// value would be most of what building it costs.
+type terms struct{ block []ast.Term }
+
+func (b *terms) string(s string) *ast.Term {
+	if s == "" {
+		return ast.InternedEmptyString
+	}
+	if len(b.block) == 0 {
+		b.block = make([]ast.Term, 64)
+	}
+	t := &b.block[0]
+	b.block = b.block[1:]
+	t.Value = ast.String(s)
+	return t
+}
+
+func (b *terms) str(k, v string) [2]*ast.Term { return item(k, b.string(v)) }
+
+func (b *terms) strings(list []string) *ast.Term {
+	if len(list) == 0 {
+		return ast.InternedEmptyArray
+	}
+	out := make([]*ast.Term, len(list))
+	for i, s := range list {
+		out[i] = b.string(s)
+	}
+	return ast.ArrayTerm(out...)
+}
+
+func (b *terms) stringMap(m map[string]string) *ast.Term {
+	if len(m) == 0 {
+		return ast.InternedEmptyObject
+	}
 	items := make([][2]*ast.Term, 0, len(m))
 	for k, v := range m {
-		items = append(items, ast.Item(ast.StringTerm(k), ast.StringTerm(v)))
+		items = append(items, ast.Item(b.string(k), b.string(v)))
 	}
 	return ast.ObjectTerm(items...)
 }

@@ -21,11 +21,12 @@ import (
 // what the check reports, not with the fleet. Rules that read only their
 // site are evaluated at once, by Evaluate; rules that read
 // data.siteops.fleet wait for Finish, which builds the index from the
-// facts of every site. For those, a Run keeps each site's input document
-// and the places of its fields, not the site.
+// facts of every site. For those, a Run keeps of each site the parts of
+// its input document they read and where its facts are written, not the
+// site.
 //
 //	run, err := e.Start(ctx)
-//	// for each site, on any goroutine:
+//	// for each site, on a pool of goroutines:
 //	c := run.Evaluate(site, bundle)
 //	run.Add(c) // site and bundle may be dropped now
 //	run.AddProblems(problems)
@@ -36,22 +37,9 @@ type Run struct {
 	co    checkOptions
 	local rego.PreparedEvalQuery
 
-	// jobs feeds the run's workers: long-lived goroutines, whose stacks
-	// have grown to what evaluation needs once, instead of the caller's
-	// goroutines (sites.Stream starts one per file), on which the deep
-	// recursion of the evaluator would grow a new stack for every site.
-	jobs chan job
-	stop sync.Once
-
 	mu       sync.Mutex
 	checked  []*SiteCheck
 	problems sites.Problems
-}
-
-type job struct {
-	site   *sites.Site
-	bundle *render.Bundle
-	done   chan *SiteCheck
 }
 
 // SiteCheck is what Evaluate found of one site, for Add.
@@ -86,14 +74,6 @@ func (e *Engine) Start(ctx context.Context, opts ...CheckOption) (*Run, error) {
 		}
 		r.local = pq
 	}
-	r.jobs = make(chan job)
-	for range e.o.workers {
-		go func() {
-			for j := range r.jobs {
-				j.done <- r.evaluate(j.site, j.bundle)
-			}
-		}()
-	}
 	return r, nil
 }
 
@@ -117,18 +97,10 @@ func (e *Engine) prepare(ctx context.Context, q query, fleet ast.Value) (rego.Pr
 // Evaluate normalizes a site, builds its input document and evaluates the
 // rules that read only the site. b is the site's rendered bundle (nil
 // when it did not render). It is safe to call from many goroutines; the
-// site and bundle are not used after it returns.
+// site and bundle are not used after it returns. The evaluator recurses
+// deeply: call Evaluate from long-lived goroutines (a pool), not from one
+// started per site, whose stack would grow anew every time.
 func (r *Run) Evaluate(s *sites.Site, b *render.Bundle) *SiteCheck {
-	done := make(chan *SiteCheck, 1)
-	select {
-	case r.jobs <- job{s, b, done}:
-		return <-done
-	case <-r.ctx.Done():
-		return &SiteCheck{name: s.Name, err: r.ctx.Err()} // Finish reports the cancellation
-	}
-}
-
-func (r *Run) evaluate(s *sites.Site, b *render.Bundle) *SiteCheck {
 	e := r.e
 	v := newView(s, b, e.needs.discovery)
 	c := &SiteCheck{name: s.Name, path: v.path, source: s.Source}
@@ -177,10 +149,8 @@ func (r *Run) AddProblems(ps sites.Problems) {
 // Finish builds the fleet index, evaluates the rules that read it, applies
 // waivers and the change rules, and returns the sorted report. The error
 // is for the run as a whole (a cancelled context, a policy that fails at
-// run time); everything about the sites is a finding. Finish releases the
-// run's workers: call it even when the caller stops early.
+// run time); everything about the sites is a finding.
 func (r *Run) Finish() (*report.Report, error) {
-	r.stop.Do(func() { close(r.jobs) })
 	e, ctx := r.e, r.ctx
 	if err := ctx.Err(); err != nil {
 		return nil, err

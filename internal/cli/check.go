@@ -92,9 +92,18 @@ Exit status: 0 no deny finding, 1 some deny finding (or warn, with
 	return cmd
 }
 
+// checkGCPercent trades memory for speed while checking. A streamed check
+// holds little (the fleet facts and the findings, some tens of megabytes
+// for ten thousand sites) and allocates a lot (the sites, their bundles and
+// their evaluations, about 400 KB per site): letting the heap grow to five
+// times what is live halves the collections of the render's setting, for
+// about 10 % less CPU time and 150 MB more at the peak on that fleet. GOGC
+// in the environment still wins.
+const checkGCPercent = 400
+
 func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr io.Writer) error {
 	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(renderGCPercent))
+		defer debug.SetGCPercent(debug.SetGCPercent(checkGCPercent))
 	}
 	if f.base == "" && (f.allowDeletions != 0 || cmd.Flags().Changed("status-dir")) {
 		return usageError("--allow-deletions and --status-dir compare with a previous revision: give it with --base")
@@ -194,12 +203,29 @@ func streamCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths [
 		site     *policy.SiteCheck
 		problems sites.Problems
 	}
+	// Rendering and evaluating run on long-lived goroutines: sites.Stream
+	// decodes each file on a goroutine of its own, whose stack would grow
+	// anew for every site to the depth the evaluator recurses to.
+	jobs := make(chan func())
+	defer close(jobs)
+	for range runtime.GOMAXPROCS(0) {
+		go func() {
+			for job := range jobs {
+				job()
+			}
+		}()
+	}
 	work := func(s *sites.Site) any {
-		b, problems := r.Render(s)
-		if b == nil {
-			return checked{problems: problems}
+		done := make(chan checked, 1)
+		jobs <- func() {
+			b, problems := r.Render(s)
+			if b == nil {
+				done <- checked{problems: problems}
+				return
+			}
+			done <- checked{run.Evaluate(s, b), problems}
 		}
-		return checked{run.Evaluate(s, b), problems}
+		return <-done
 	}
 	err = sites.Stream(ctx, fsys, paths, work, func(it sites.Item) error {
 		run.AddProblems(it.Problems)

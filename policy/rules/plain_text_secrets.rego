@@ -117,17 +117,13 @@ deny contains f if {
 	some f in leaf_findings(node.nmstate, field, what) | key_findings(node.nmstate, field, what)
 }
 
-nmstate_plain := {"interfaces", "routes", "dns-resolver", "route-rules"}
-
-nmstate_sections := {"802.1x", "ipsec", "macsec", "dispatch", "ovs-db"}
-
 nmstate_suspicious(nm) if {
-	count(object.keys(nm) - nmstate_plain) > 0
+	object.remove(nm, {"interfaces", "routes", "dns-resolver", "route-rules"}) != {}
 }
 
 nmstate_suspicious(nm) if {
 	some itf in nm.interfaces
-	count(object.keys(itf) & nmstate_sections) > 0
+	object.filter(itf, {"802.1x", "ipsec", "macsec", "dispatch", "ovs-db"}) != {}
 }
 
 text_findings(t, field, what) := {{"msg": sprintf("%s holds %s", [what, kind]), "field": field} |
