@@ -43,13 +43,13 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/siteops/siteops/hack/fleetgen/gen"
+	"github.com/siteops/siteops/hack/internal/benchutil"
 )
 
 //go:embed conftest/*.rego
@@ -198,7 +198,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			r.walls, r.cpus, r.peakRSS = append(r.walls, res.wall), append(r.cpus, res.cpu), max(r.peakRSS, res.peakRSS)
 			r.note = fmt.Sprintf("%d deny, %d warn", rep.Summary["deny"], rep.Summary["warn"])
 			fmt.Fprintf(stderr, "%d sites: siteops check run %d: %s (CPU %s), peak RSS %s MB, %s\n",
-				size, i+1, res.wall.Round(time.Millisecond), res.cpu.Round(time.Millisecond), formatMB(res.peakRSS), r.note)
+				size, i+1, res.wall.Round(time.Millisecond), res.cpu.Round(time.Millisecond), benchutil.MB(res.peakRSS), r.note)
 		}
 		rows = append(rows, r)
 		if conftest == "" {
@@ -213,7 +213,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			c.walls, c.cpus, c.peakRSS = append(c.walls, res.wall), append(c.cpus, res.cpu), max(c.peakRSS, res.peakRSS)
 			c.note = conftestNote(res.stdout)
 			fmt.Fprintf(stderr, "%d sites: conftest run %d: %s (CPU %s), peak RSS %s MB, %s\n",
-				size, i+1, res.wall.Round(time.Millisecond), res.cpu.Round(time.Millisecond), formatMB(res.peakRSS), c.note)
+				size, i+1, res.wall.Round(time.Millisecond), res.cpu.Round(time.Millisecond), benchutil.MB(res.peakRSS), c.note)
 		}
 		rows = append(rows, c)
 	}
@@ -304,7 +304,7 @@ func runChild(ctx context.Context, bin string, args ...string) childResult {
 	err := cmd.Run()
 	res := childResult{wall: time.Since(start), stdout: stdout.Bytes(), peakRSS: -1}
 	if cmd.ProcessState != nil {
-		if rss, ok := peakRSS(cmd.ProcessState); ok {
+		if rss, ok := benchutil.PeakRSS(cmd.ProcessState); ok {
 			res.peakRSS = rss
 		}
 		res.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
@@ -328,14 +328,14 @@ func printTable(w io.Writer, rows []row) error {
 	}
 	wall, cpu := map[key]float64{}, map[key]float64{}
 	for _, r := range rows {
-		best, median := bestMedian(r.walls)
-		_, medianCPU := bestMedian(r.cpus)
+		best, median := benchutil.BestMedian(r.walls)
+		_, medianCPU := benchutil.BestMedian(r.cpus)
 		docs := float64(max(r.docs, 1))
 		k := key{r.size, r.tool}
 		wall[k], cpu[k] = float64(median.Microseconds())/docs, float64(medianCPU.Microseconds())/docs
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%.2fs\t%.2fs\t%.2fs\t%.0f\t%d\t%.1f\t%.1f\t%s\t%s\t\n", r.size, r.tool, len(r.walls),
 			best.Seconds(), median.Seconds(), medianCPU.Seconds(), float64(r.size)/median.Seconds(), r.docs, wall[k], cpu[k],
-			formatMB(r.peakRSS), r.note)
+			benchutil.MB(r.peakRSS), r.note)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -348,24 +348,4 @@ func printTable(w io.Writer, rows []row) error {
 		}
 	}
 	return nil
-}
-
-// bestMedian returns the shortest and the median of ds.
-func bestMedian(ds []time.Duration) (best, median time.Duration) {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return 0, 0
-	}
-	if n := len(s); n%2 == 0 {
-		return s[0], (s[n/2-1] + s[n/2]) / 2
-	}
-	return s[0], s[len(s)/2]
-}
-
-func formatMB(b int64) string {
-	if b < 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f", float64(b)/1e6)
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/rego"
 	"sigs.k8s.io/yaml"
+
+	"github.com/siteops/siteops/hack/internal/benchutil"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -36,11 +38,11 @@ func TestParseFlags(t *testing.T) {
 }
 
 func TestBestMedian(t *testing.T) {
-	best, median := bestMedian([]time.Duration{5, 1, 3})
+	best, median := benchutil.BestMedian([]time.Duration{5, 1, 3})
 	if best != 1 || median != 3 {
 		t.Errorf("odd: %v %v", best, median)
 	}
-	if _, median := bestMedian([]time.Duration{4, 1, 3, 2}); median != 2 {
+	if _, median := benchutil.BestMedian([]time.Duration{4, 1, 3, 2}); median != 2 {
 		t.Errorf("even: median %v, want the mean of the middle two", median)
 	}
 }

@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/siteops/siteops/hack/fleetgen/gen"
+	"github.com/siteops/siteops/hack/internal/benchutil"
 )
 
 func main() {
@@ -191,17 +192,11 @@ func progress(w io.Writer, format string, args ...any) {
 	fmt.Fprintf(w, "benchloop: "+format+"\n", args...)
 }
 
-func mb(b int64) string {
-	if b < 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f MB", float64(b)/1e6)
-}
+func mb(b int64) string { return benchutil.MB(b) + " MB" }
 
 func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2].Round(time.Millisecond)
+	_, m := benchutil.BestMedian(ds)
+	return m.Round(time.Millisecond)
 }
 
 // bench holds the fleet, its repository and the daemon.

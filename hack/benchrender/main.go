@@ -50,6 +50,7 @@ import (
 	"time"
 
 	"github.com/siteops/siteops/hack/fleetgen/gen"
+	"github.com/siteops/siteops/hack/internal/benchutil"
 )
 
 // errRunFailed reports that at least one render exited non-zero.
@@ -277,7 +278,7 @@ func measure(ctx context.Context, cfg config, bin, work string, size int, shape 
 		r.walls = append(r.walls, rr.wall)
 		r.outBytes = rr.outBytes
 		fmt.Fprintf(stderr, "%s: run %d: %s, %.1f MB out, peak RSS %s\n",
-			label, i+1, rr.wall.Round(time.Millisecond), float64(rr.outBytes)/1e6, formatRSS(rr.peakRSS))
+			label, i+1, rr.wall.Round(time.Millisecond), float64(rr.outBytes)/1e6, benchutil.MB(rr.peakRSS))
 	}
 	if r.exitCode == 0 && len(r.walls) > 0 && r.outBytes == 0 {
 		// A render that finds no site exits 0 too; do not let its row pass
@@ -330,7 +331,7 @@ func renderOnce(ctx context.Context, bin, dir string, timeout time.Duration) (ru
 		return res, fmt.Errorf("start render: %w", err)
 	}
 	if ps := cmd.ProcessState; ps != nil {
-		if rss, ok := peakRSS(ps); ok {
+		if rss, ok := benchutil.PeakRSS(ps); ok {
 			res.peakRSS = rss
 		}
 		res.exitCode = ps.ExitCode()
@@ -350,7 +351,7 @@ func printTable(w io.Writer, results []result) error {
 	for _, r := range results {
 		best, median, rate, outMB := "-", "-", "-", "-"
 		if len(r.walls) > 0 {
-			b, m := bestMedian(r.walls)
+			b, m := benchutil.BestMedian(r.walls)
 			best, median = formatSeconds(b), formatSeconds(m)
 			rate = fmt.Sprintf("%.0f", float64(r.size)/m.Seconds())
 			outMB = fmt.Sprintf("%.1f", float64(r.outBytes)/1e6)
@@ -360,31 +361,12 @@ func printTable(w io.Writer, results []result) error {
 			exit += " (" + r.exitNote + ")"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
-			r.size, r.layout, r.shape, r.runs, best, median, rate, outMB, formatRSS(r.peakRSS), exit)
+			r.size, r.layout, r.shape, r.runs, best, median, rate, outMB, benchutil.MB(r.peakRSS), exit)
 	}
 	return tw.Flush()
 }
 
-// bestMedian returns the shortest and the median duration of ds (the mean
-// of the two middle values for an even count).
-func bestMedian(ds []time.Duration) (best, median time.Duration) {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[0], s[n/2]
-	}
-	return s[0], (s[n/2-1] + s[n/2]) / 2
-}
-
 func formatSeconds(d time.Duration) string { return fmt.Sprintf("%.2fs", d.Seconds()) }
-
-func formatRSS(b int64) string {
-	if b < 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f", float64(b)/1e6)
-}
 
 // countWriter counts and discards what is written to it.
 type countWriter struct{ n int64 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/siteops/siteops/hack/fleetgen/gen"
+	"github.com/siteops/siteops/hack/internal/benchutil"
 )
 
 // The test binary doubles as a fake siteops: with fakeEnv set it checks
@@ -146,9 +147,9 @@ func TestBestMedian(t *testing.T) {
 		for _, v := range tt.in {
 			ds = append(ds, time.Duration(v))
 		}
-		b, m := bestMedian(ds)
+		b, m := benchutil.BestMedian(ds)
 		if b != time.Duration(tt.best) || m != time.Duration(tt.med) {
-			t.Errorf("bestMedian(%v) = %d, %d; want %d, %d", tt.in, b, m, tt.best, tt.med)
+			t.Errorf("benchutil.BestMedian(%v) = %d, %d; want %d, %d", tt.in, b, m, tt.best, tt.med)
 		}
 	}
 }

@@ -1,15 +1,15 @@
 //go:build linux
 
-package main
+package benchutil
 
 import (
 	"os"
 	"syscall"
 )
 
-// peakRSS returns the peak resident set size of the exited child in bytes.
+// PeakRSS returns the peak resident set size of an exited child in bytes.
 // On Linux, ru_maxrss from wait4 is in KiB.
-func peakRSS(ps *os.ProcessState) (int64, bool) {
+func PeakRSS(ps *os.ProcessState) (int64, bool) {
 	ru, ok := ps.SysUsage().(*syscall.Rusage)
 	if !ok || ru == nil {
 		return 0, false
