@@ -138,9 +138,9 @@ type SiteStatus struct {
 	// LastProgressAt is when the installation last moved (a host
 	// registered or changed status or stage, the cluster changed status
 	// or percent), in the engine's time.
-	LastProgressAt *time.Time `json:"lastProgressAt,omitempty"`
-	Cluster   ClusterStatus    `json:"cluster"`
-	Hosts     []HostStatus     `json:"hosts,omitempty"`
-	Resources []ResourceStatus `json:"resources,omitempty"`
-	Events    []Event          `json:"events,omitempty"`
+	LastProgressAt *time.Time       `json:"lastProgressAt,omitempty"`
+	Cluster        ClusterStatus    `json:"cluster"`
+	Hosts          []HostStatus     `json:"hosts,omitempty"`
+	Resources      []ResourceStatus `json:"resources,omitempty"`
+	Events         []Event          `json:"events,omitempty"`
 }

@@ -27,7 +27,7 @@ type siteState struct {
 	ProgressKey string    `json:"progressKey,omitempty"`
 	ProgressAt  time.Time `json:"progressAt,omitzero"`
 	Stalled     bool      `json:"stalled,omitempty"`
-	Cluster  *cluster  `json:"cluster,omitempty"`
+	Cluster     *cluster  `json:"cluster,omitempty"`
 	// ClusterSync is the AgentClusterInstall's sync error while its
 	// backend cluster cannot be registered.
 	ClusterSync *assisted.SyncError `json:"clusterSync,omitempty"`
