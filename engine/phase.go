@@ -118,6 +118,12 @@ type Reason string
 // The reasons, most severe first (reasonTable gives each its place and
 // whether it needs attention).
 const (
+	// ReasonInstallFailed: the installation failed or was cancelled.
+	ReasonInstallFailed Reason = "InstallFailed"
+	// ReasonInputError: the engine cannot take the site as it is (the
+	// AgentClusterInstall cannot be synced: a missing pull secret or
+	// image set, an invalid value).
+	ReasonInputError Reason = "InputError"
 	// ReasonLoadFailed: the site's files do not load (syntax, schema,
 	// kustomize build).
 	ReasonLoadFailed Reason = "LoadFailed"
@@ -125,12 +131,6 @@ const (
 	ReasonRenderFailed Reason = "RenderFailed"
 	// ReasonPolicyDenied: a deny finding blocks the site.
 	ReasonPolicyDenied Reason = "PolicyDenied"
-	// ReasonInstallFailed: the installation failed or was cancelled.
-	ReasonInstallFailed Reason = "InstallFailed"
-	// ReasonInputError: the engine cannot take the site as it is (the
-	// AgentClusterInstall cannot be synced: a missing pull secret or
-	// image set, an invalid value).
-	ReasonInputError Reason = "InputError"
 	// ReasonChangeRefused: the engine refused the latest revision (or
 	// part of it) and keeps the one it had accepted.
 	ReasonChangeRefused Reason = "ChangeRefused"
@@ -180,29 +180,32 @@ type reasonInfo struct {
 	reason Reason
 	// attention: a person has to act.
 	attention bool
+	// summary says what the reason means, in a few words that follow
+	// the site's name.
+	summary string
 }
 
 // reasonTable lists every reason, most severe first.
 var reasonTable = []reasonInfo{
-	{ReasonLoadFailed, true},
-	{ReasonRenderFailed, true},
-	{ReasonPolicyDenied, true},
-	{ReasonInstallFailed, true},
-	{ReasonInputError, true},
-	{ReasonChangeRefused, true},
-	{ReasonPrerequisiteMissing, true},
-	{ReasonApplyConflict, true},
-	{ReasonDeletionStuck, true},
-	{ReasonPartiallyInstalled, true},
-	{ReasonHostNeedsAction, true},
-	{ReasonValidationsFailing, true},
-	{ReasonNotRegistering, true},
-	{ReasonNoProgress, true},
-	{ReasonAwaitingApproval, true},
-	{ReasonOverDeletionBudget, true},
-	{ReasonOrphaned, true},
-	{ReasonEngineError, true},
-	{ReasonHeld, false},
+	{ReasonInstallFailed, true, "the installation failed"},
+	{ReasonInputError, true, "the engine cannot take the site as it is"},
+	{ReasonLoadFailed, true, "the site's files do not load"},
+	{ReasonRenderFailed, true, "the site does not render"},
+	{ReasonPolicyDenied, true, "a deny finding blocks the site"},
+	{ReasonChangeRefused, true, "the engine refused the latest revision"},
+	{ReasonPrerequisiteMissing, true, "an object the site needs is missing on the hub"},
+	{ReasonApplyConflict, true, "another field manager owns fields the site sets"},
+	{ReasonDeletionStuck, true, "a finalizer holds the deletion"},
+	{ReasonPartiallyInstalled, true, "some hosts failed while the cluster installed"},
+	{ReasonHostNeedsAction, true, "a host waits on a person"},
+	{ReasonValidationsFailing, true, "validations fail, so the installation cannot start"},
+	{ReasonNotRegistering, true, "no host registered within the stuck bound"},
+	{ReasonNoProgress, true, "the installation made no progress within the progress bound"},
+	{ReasonAwaitingApproval, true, "the installation waits for agents to be approved"},
+	{ReasonOverDeletionBudget, true, "removed from the repository, kept: over the deletion budget"},
+	{ReasonOrphaned, true, "removed from the repository, not deleted"},
+	{ReasonEngineError, true, "the engine could not take or report the site"},
+	{ReasonHeld, false, "the installation is held on purpose"},
 }
 
 func (r Reason) info() (reasonInfo, int) {
@@ -234,6 +237,14 @@ func AttentionReasons() []Reason {
 	}
 	return out
 }
+
+// Rank is the reason's place in Reasons, the most severe first; an
+// unknown reason ranks after all of them.
+func (r Reason) Rank() int { _, i := r.info(); return i }
+
+// Summary says what the reason means in a few words; "" for an unknown
+// reason.
+func (r Reason) Summary() string { ri, _ := r.info(); return ri.summary }
 
 // Known reports whether r is one of the reasons.
 func (r Reason) Known() bool { _, i := r.info(); return i < len(reasonTable) }

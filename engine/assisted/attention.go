@@ -42,10 +42,10 @@ var (
 	ClusterFailedStatuses = []ClusterStatus{ClusterError, ClusterCancelled}
 )
 
-// validationFailing tells whether a validation status says something is
+// ValidationFailing tells whether a validation status says something is
 // wrong rather than not known yet: pending blocks too, but resolves by
 // itself (internal/host/validator.go).
-func validationFailing(status string) bool {
+func ValidationFailing(status string) bool {
 	return status == string(ValidationFailure) || status == string(ValidationError)
 }
 
@@ -80,7 +80,7 @@ func Assess(s *engine.SiteStatus, stalled bool) engine.Reason {
 		// installation back once the host is insufficient.
 		if st.In(HostInsufficient, HostInsufficientUnbound) {
 			for _, v := range h.Validations {
-				validationFails = validationFails || validationFailing(v.Status)
+				validationFails = validationFails || ValidationFailing(v.Status)
 			}
 		}
 	}
@@ -89,7 +89,7 @@ func Assess(s *engine.SiteStatus, stalled bool) engine.Reason {
 	// of the site registered.
 	if registeredAll(s.Hosts) {
 		for _, v := range s.Cluster.Validations {
-			if validationFailing(v.Status) && v.ID != CVAllHostsReady {
+			if ValidationFailing(v.Status) && v.ID != CVAllHostsReady {
 				validationFails = true
 			}
 		}

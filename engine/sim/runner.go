@@ -168,6 +168,7 @@ func (e *Engine) trackProgress(s *site, status *engine.SiteStatus) {
 	o.cancel(tkAttention, "")
 	if bound, ok := assisted.Stallable(status, e.opts.Bounds); ok {
 		o.schedule(tkAttention, "", e.now.Add(bound))
+		e.poke() // the runner may be idle: the new event is due later, but due
 	}
 	if wasStalled {
 		*status = buildStatus(s.st, e.opts.Approve)
