@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -213,7 +214,18 @@ func (r *Run) evaluateFleet(checked []*SiteCheck, names []string) error {
 	for i, c := range checked {
 		all[i] = siteFacts{site: c.name, facts: c.facts}
 	}
-	pq, err := e.prepare(ctx, e.fleet, fleetData(all, names))
+	indexNames := names
+	if f := r.co.facts; f != nil {
+		// The sites of other checks that share a value with these join
+		// the index (in name order, which orders each value's uses); then
+		// these sites' facts are kept for the next check.
+		others, covered := f.others(all, e.userFleet)
+		f.keep(all)
+		all = append(all, others...)
+		slices.SortFunc(all, func(a, b siteFacts) int { return strings.Compare(a.site, b.site) })
+		indexNames = covered
+	}
+	pq, err := e.prepare(ctx, e.fleet, fleetData(all, indexNames))
 	if err != nil {
 		return err
 	}

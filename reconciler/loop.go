@@ -34,6 +34,10 @@ type Loop struct {
 	mu    sync.RWMutex
 	ix    *index
 	fleet fleetState
+	// facts are the fleet-wide facts of every site (MACs, host names,
+	// BMCs...), kept from pass to pass so that a pass that checks a few
+	// sites holds them to the uniqueness rules against the whole fleet.
+	facts *policy.Facts
 
 	ready atomic.Bool
 
@@ -77,7 +81,7 @@ type fleetState struct {
 // New returns a loop over src and eng.
 func New(src source.Source, eng engine.Engine, opts ...Option) *Loop {
 	o := applyOptions(opts)
-	return &Loop{src: src, eng: eng, o: o, m: newMetrics(o.registerer), ix: newIndex(),
+	return &Loop{src: src, eng: eng, o: o, m: newMetrics(o.registerer), ix: newIndex(), facts: policy.NewFacts(),
 		dirty: map[string]struct{}{}, fresh: map[string]struct{}{}, notify: make(chan struct{}, 1), out: newWriteback(),
 		fleet: fleetState{applyRetry: map[string]struct{}{}, deleteRetry: map[string]struct{}{}}}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/policy"
 	"github.com/siteops/siteops/policy/report"
 	"github.com/siteops/siteops/reconciler/source"
 	"github.com/siteops/siteops/render"
@@ -137,7 +138,7 @@ func (l *Loop) apply(ctx context.Context, snap source.Snapshot, w *work, steps *
 			bundles[lo.site.Name] = lo.bundle
 		}
 	}
-	rep, err := l.o.policy.Check(ctx, fleet, bundles)
+	rep, err := l.o.policy.Check(ctx, fleet, bundles, policy.WithFacts(l.facts))
 	if err != nil {
 		return nil, fmt.Errorf("check policies: %w", err)
 	}

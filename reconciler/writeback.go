@@ -83,6 +83,7 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 		if !ok {
 			l.mu.Lock()
 			l.ix.drop(name)
+			l.facts.Forget(name)
 			l.mu.Unlock()
 			if _, had := wb.docs[name]; had {
 				delete(wb.docs, name)
