@@ -13,9 +13,12 @@ build:
 	$(GO) build -o $(BIN) ./cmd/siteops
 
 # test runs every test, including the conformance tests against the
-# upstream generator's output and the CRD schema validation.
+# upstream generator's output and the CRD schema validation. A test that
+# hangs fails after TEST_TIMEOUT with its name and stack, instead of
+# holding up the run.
+TEST_TIMEOUT ?= 20m
 test:
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
 
 lint:
 	$(GO) vet $(PKGS)
