@@ -286,7 +286,9 @@ func conditionList(cs []engine.Condition) []any {
 		}
 		out = append(out, m)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].(map[string]any)["type"].(string) < out[j].(map[string]any)["type"].(string) })
+	sort.SliceStable(out, func(i, j int) bool {
+		return out[i].(map[string]any)["type"].(string) < out[j].(map[string]any)["type"].(string)
+	})
 	return out
 }
 
@@ -325,4 +327,3 @@ func deepCopy(t *testing.T, m map[string]any) map[string]any {
 	}
 	return out
 }
-

@@ -11,7 +11,9 @@ require (
 	github.com/argoproj/gitops-engine v0.7.1-0.20251006172252-b89b0871b414
 	github.com/grpc-ecosystem/go-grpc-middleware/v2 v2.3.2
 	github.com/sirupsen/logrus v1.9.3
+	github.com/yuin/gopher-lua v1.1.1
 	google.golang.org/protobuf v1.36.9
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (
@@ -220,7 +222,6 @@ require (
 	github.com/x448/float16 v0.8.4 // indirect
 	github.com/xanzy/ssh-agent v0.3.3 // indirect
 	github.com/xlab/treeprint v1.2.0 // indirect
-	github.com/yuin/gopher-lua v1.1.1 // indirect
 	gitlab.com/gitlab-org/api/client-go v0.142.6 // indirect
 	go.mongodb.org/mongo-driver v1.17.1 // indirect
 	go.opentelemetry.io/auto/sdk v1.1.0 // indirect
@@ -282,7 +283,6 @@ require (
 	sigs.k8s.io/kustomize/kyaml v0.20.1 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.3.1-0.20251003215857-446d8398e19c // indirect
-	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
 tool github.com/argoproj/argo-cd/v3/cmd
