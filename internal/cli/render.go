@@ -27,6 +27,7 @@ type renderFlags struct {
 	maxFileSize  int64
 	allowRemote  bool
 	krm          bool
+	argocd       bool
 }
 
 func newRenderCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -53,7 +54,12 @@ A path "-" reads YAML documents from standard input (problems name it
 are SiteConfig and ClusterInstance documents, and writes a ResourceList with
 the rendered objects, the other items unchanged, and a result (file, field,
 severity) per problem. Relative paths resolve against the current directory,
-which kustomize sets to the kustomization's.
+which kustomize sets to the kustomization's. With --argocd-plugin, siteops is
+Argo CD's config-management plugin (examples/argocd/plugin.yaml): it renders
+the Application's directory with the repository as root, and takes the
+extra-manifest directory and strictness from the plugin's parameters
+(PARAM_EXTRA_MANIFESTS_DIR, PARAM_STRICT) or env (ARGOCD_ENV_EXTRA_MANIFESTS_DIR,
+ARGOCD_ENV_STRICT).
 
 Exit status: 0 all sites rendered, 1 some failed, 2 usage error.`,
 		Example: `  siteops render examples/fleet --extra-manifests-dir examples/extra-manifests
@@ -72,6 +78,7 @@ Exit status: 0 all sites rendered, 1 some failed, 2 usage error.`,
 	fl.StringVar(&f.outDir, "out-dir", "", "write one file per site into this directory instead of stdout")
 	fl.BoolVar(&f.strict, "strict", false, "treat unknown fields as errors")
 	fl.BoolVar(&f.allowRemote, "allow-remote-bases", false, "let kustomizations use remote bases (runs git; off: only the repository's files are read)")
+	fl.BoolVar(&f.argocd, "argocd-plugin", false, "run as Argo CD's config-management plugin: render the Application's directory, the repository as root, options from the ARGOCD_ENV_*/PARAM_* environment")
 	fl.BoolVar(&f.krm, "krm", false, "run as a KRM function: a ResourceList on stdin, a ResourceList on stdout")
 	fl.Int64Var(&f.maxFileSize, "max-file-size", sites.DefaultMaxFileSize, "largest input file read, in bytes")
 	return cmd
@@ -96,6 +103,11 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 	}
 	if f.krm {
 		return runRenderKRM(cmd, f, args, stdout, stderr)
+	}
+	if f.argocd {
+		if args, err = argocdPluginFlags(f, args, os.Getenv); err != nil {
+			return err
+		}
 	}
 	args, docs, err := stdinDocuments(cmd, args, f.maxFileSize)
 	if err != nil {
