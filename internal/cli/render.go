@@ -108,6 +108,7 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 		if args, err = argocdPluginFlags(f, args, os.Getenv); err != nil {
 			return err
 		}
+		enc = jsonStreamEncoder{}
 	}
 	args, docs, err := stdinDocuments(cmd, args, f.maxFileSize)
 	if err != nil {

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
+	"github.com/siteops/siteops/render"
 	"github.com/siteops/siteops/sites"
 )
 
@@ -86,4 +89,26 @@ func firstSet(getenv func(string) string, names ...string) string {
 		}
 	}
 	return ""
+}
+
+// jsonStreamEncoder writes objects as JSON, one a line, with no list
+// around them: what Argo CD splits fastest (gitops-engine
+// pkg/utils/kube SplitYAMLToString reads a JSON stream with a JSON
+// decoder, where YAML goes through a YAML-to-JSON conversion per
+// document).
+type jsonStreamEncoder struct{}
+
+func (jsonStreamEncoder) Header() []byte { return nil }
+func (jsonStreamEncoder) Footer() []byte { return nil }
+func (jsonStreamEncoder) Ext() string    { return ".json" }
+
+func (jsonStreamEncoder) Encode(dst []byte, b *render.Bundle) ([]byte, error) {
+	for _, o := range b.Objects {
+		raw, err := json.Marshal(o.Content)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s: %w", o.Ref(), err)
+		}
+		dst = append(append(dst, raw...), '\n')
+	}
+	return dst, nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,8 +71,21 @@ func TestRenderArgoCDPlugin(t *testing.T) {
 	t.Setenv("ARGOCD_APP_SOURCE_PATH", "fleet")
 	t.Setenv("PARAM_STRICT", "true")
 	out, stderr, code := run(t, "render", "--argocd-plugin")
-	if code != ExitFailure || !strings.Contains(out, "name: alpha") || strings.Contains(out, "name: bravo") {
+	if code != ExitFailure || !strings.Contains(out, `"name":"alpha"`) || strings.Contains(out, `"name":"bravo"`) {
 		t.Errorf("exit %d, stdout:\n%s", code, out)
+	}
+	// One JSON object a line, the same objects as the YAML output.
+	yamlOut, _, _ := run(t, "render", "--root", repo, filepath.Join(repo, "fleet", "a.yaml"))
+	want := objects(t, yamlOut)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want the %d objects of the YAML output", len(lines), len(want))
+	}
+	for i, line := range lines {
+		var o map[string]any
+		if err := json.Unmarshal([]byte(line), &o); err != nil || !equalJSON(o, want[i]) {
+			t.Errorf("line %d is not object %d of the YAML output (%v):\n%s", i+1, i+1, err, line)
+		}
 	}
 	if !strings.Contains(stderr, "fleet/b.yaml:") || !strings.Contains(stderr, "site bravo: spec.clusters[0].nodes[0].bmcAdress") {
 		t.Errorf("stderr does not name file, site and field: %s", stderr)

@@ -12,8 +12,8 @@
 // repo-server. -source is the Application's spec.source.plugin as JSON (env
 // and parameters). Without -announce it prints every object Argo CD would
 // get, one JSON document a line, split with the same gitops-engine function
-// the repo-server uses; with -announce it prints the parameter announcement
-// as JSON. Errors go to stderr, worded as the repo-server wraps them, with
+// the repo-server uses (-raw: the manifests as returned, one a line); with
+// -announce it prints the parameter announcement as JSON. Errors go to stderr, worded as the repo-server wraps them, with
 // exit status 1.
 package main
 
@@ -44,19 +44,20 @@ func main() {
 	pluginName := flag.String("plugin", "", "spec.source.plugin.name; empty: discovery")
 	source := flag.String("source", "", "spec.source.plugin as JSON (env, parameters)")
 	announce := flag.Bool("announce", false, "print the parameter announcement instead of manifests")
+	raw := flag.Bool("raw", false, "print the manifests as the plugin returned them, without splitting them into objects")
 	timeout := flag.Duration("timeout", 2*time.Minute, "deadline for the whole exchange")
 	flag.Parse()
 	log.SetLevel(log.WarnLevel)
 
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	if err := run(ctx, *repo, *appPath, *pluginName, *source, *announce); err != nil {
+	if err := run(ctx, *repo, *appPath, *pluginName, *source, *announce, *raw); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, repo, appRel, pluginName, source string, announce bool) error {
+func run(ctx context.Context, repo, appRel, pluginName, source string, announce, raw bool) error {
 	if repo == "" {
 		return errors.New("-repo is required")
 	}
@@ -100,6 +101,12 @@ func run(ctx context.Context, repo, appRel, pluginName, source string, announce 
 	resp, err := stream.CloseAndRecv()
 	if err != nil {
 		return fmt.Errorf("error generating manifests in cmp: %w", err)
+	}
+	if raw {
+		for _, m := range resp.Manifests {
+			fmt.Println(m)
+		}
+		return nil
 	}
 	out := json.NewEncoder(os.Stdout)
 	for _, m := range resp.Manifests {
