@@ -255,3 +255,25 @@ func TestRenderStdin(t *testing.T) {
 		t.Errorf("render - - gave exit %d, stderr %q", code, stderr)
 	}
 }
+
+func TestRenderKRMClusterInstance(t *testing.T) {
+	dir := writeTree(t, map[string]string{"ci.yaml": ciBase})
+	want, _, code := run(t, "render", "--root", dir, filepath.Join(dir, "ci.yaml"))
+	if code != ExitOK {
+		t.Fatalf("render exit %d", code)
+	}
+	out, stderr, code := runStdin(t, "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"+indent(ciBase), "render", "--krm", "--root", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rl := decodeList(t, out)
+	wantObjs := objects(t, want)
+	if len(rl.Items) != len(wantObjs) || len(wantObjs) == 0 {
+		t.Fatalf("%d items, want the %d objects of siteops render", len(rl.Items), len(wantObjs))
+	}
+	for i, w := range wantObjs {
+		if !equalJSON(rl.Items[i], w) {
+			t.Errorf("item %d is not object %d of siteops render:\n%v\nwant\n%v", i, i, rl.Items[i], w)
+		}
+	}
+}
