@@ -16,7 +16,7 @@ build:
 # upstream generator's output and the CRD schema validation.
 test:
 	$(GO) test -count=1 $(PKGS)
-	cd hack/argocd && $(GO) test -count=1 ./luahealth/
+	cd hack/argocd && $(GO) test -count=1 ./luahealth/ ./examplecheck/
 
 lint:
 	$(GO) vet $(PKGS)
