@@ -35,7 +35,7 @@ func runRenderKRM(cmd *cobra.Command, f *renderFlags, args []string, stdout, std
 	}
 	defer fleet.root.Close()
 	fleet.paths = nil // the root is where paths resolve; the sites are the items
-	docs, passThrough, err := krmSiteDocuments(in, func(it *krm.Item) (krm.Origin, bool) {
+	docs, passThrough, origins, err := krmSiteDocuments(in, func(it *krm.Item) (krm.Origin, bool) {
 		return krm.FindOrigin(fleet.root.FS(), it, f.maxFileSize)
 	})
 	if err != nil {
@@ -47,7 +47,7 @@ func runRenderKRM(cmd *cobra.Command, f *renderFlags, args []string, stdout, std
 	onProblems := func(ps sites.Problems) {
 		report(stderr, ps)
 		for _, p := range ps {
-			results = append(results, krmResult(p))
+			results = append(results, krmResult(p, origins[p.Pos.File]))
 		}
 	}
 	r := render.New(fleet.renderOpts...)
@@ -77,10 +77,12 @@ func runRenderKRM(cmd *cobra.Command, f *renderFlags, args []string, stdout, std
 // krmSiteDocuments splits the list into the site documents and the items
 // passed through. The functionConfig is a site too unless it is also an
 // item: kustomize passes a generator's config both ways. origin finds the
-// file an item was written in, for positions.
-func krmSiteDocuments(in *krm.Input, origin func(*krm.Item) (krm.Origin, bool)) ([]sites.Document, []*krm.Item, error) {
+// file an item was written in, for positions; the items are returned by
+// the file name problems will carry.
+func krmSiteDocuments(in *krm.Input, origin func(*krm.Item) (krm.Origin, bool)) ([]sites.Document, []*krm.Item, map[string]*krm.Item, error) {
 	var docs []sites.Document
 	var rest []*krm.Item
+	byName := map[string]*krm.Item{}
 	add := func(it *krm.Item) error {
 		data, err := it.YAML()
 		if err != nil {
@@ -94,6 +96,7 @@ func krmSiteDocuments(in *krm.Input, origin func(*krm.Item) (krm.Origin, bool)) 
 			doc.Name = it.Position
 		}
 		docs = append(docs, doc)
+		byName[doc.Name] = it
 		return nil
 	}
 	for _, it := range in.Items {
@@ -102,25 +105,26 @@ func krmSiteDocuments(in *krm.Input, origin func(*krm.Item) (krm.Origin, bool)) 
 			continue
 		}
 		if err := add(it); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	if fc := in.FunctionConfig; fc != nil && sites.IsSiteKind(fc.APIVersion, fc.Kind) {
 		for _, it := range in.Items {
 			if it.SameObject(fc) {
-				return docs, rest, nil
+				return docs, rest, byName, nil
 			}
 		}
 		if err := add(fc); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	return docs, rest, nil
+	return docs, rest, byName, nil
 }
 
-// krmResult is a problem as a KRM function result. The site and line
-// (when known) go in tags, which results have no field for.
-func krmResult(p sites.Problem) krm.Result {
+// krmResult is a problem as a KRM function result, about the item it came
+// from (nil when none). The site and line (when known) go in tags, which
+// results have no field for.
+func krmResult(p sites.Problem, it *krm.Item) krm.Result {
 	res := krm.Result{Message: p.Message, Severity: krm.SeverityError}
 	if p.Hint != "" {
 		res.Message += " (" + p.Hint + ")"
@@ -133,6 +137,12 @@ func krmResult(p sites.Problem) krm.Result {
 	}
 	if p.Pos.File != "" {
 		res.File = &krm.File{Path: p.Pos.File}
+	}
+	if it != nil {
+		res.ResourceRef = &krm.ResourceRef{APIVersion: it.APIVersion, Kind: it.Kind, Name: it.Name, Namespace: it.Namespace}
+		if it.Index > 0 && it.Path == p.Pos.File {
+			res.File.Index = it.Index
+		}
 	}
 	res.Tags = map[string]string{}
 	if p.Site != "" {

@@ -62,11 +62,12 @@ type resourceList struct {
 	Kind       string           `json:"kind"`
 	Items      []map[string]any `json:"items"`
 	Results    []struct {
-		Message  string `json:"message"`
-		Severity string `json:"severity"`
-		Field    struct{ Path string }
-		File     struct{ Path string }
-		Tags     map[string]string `json:"tags"`
+		Message     string `json:"message"`
+		Severity    string `json:"severity"`
+		Field       struct{ Path string }
+		File        struct{ Path string }
+		ResourceRef struct{ Kind, Name string } `json:"resourceRef"`
+		Tags        map[string]string           `json:"tags"`
 	} `json:"results"`
 }
 
@@ -182,7 +183,8 @@ func TestRenderKRMProblems(t *testing.T) {
 	var found bool
 	for _, r := range rl.Results {
 		if r.Severity == "error" && r.Field.Path == "spec.clusters[0].nodes[0].bootMACAdress" && r.File.Path == "sites/charlie.yaml" &&
-			r.Tags["site"] == "charlie" && strings.Contains(r.Message, `did you mean "bootMACAddress"`) {
+			r.Tags["site"] == "charlie" && strings.Contains(r.Message, `did you mean "bootMACAddress"`) &&
+			r.ResourceRef.Kind == "SiteConfig" && r.ResourceRef.Name == "good" {
 			found = true
 		}
 	}
