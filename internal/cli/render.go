@@ -56,8 +56,9 @@ the rendered objects, the other items unchanged, and a result (file, field,
 severity) per problem. Relative paths resolve against the current directory,
 which kustomize sets to the kustomization's. With --argocd-plugin, siteops is
 Argo CD's config-management plugin (examples/argocd/plugin.yaml): it renders
-the Application's directory with the repository as root, and takes the
-extra-manifest directory and strictness from the plugin's parameters
+the Application's directory with the repository as root, writes JSON, one
+object a line, and takes the extra-manifest directory and strictness from
+the plugin's parameters
 (PARAM_EXTRA_MANIFESTS_DIR, PARAM_STRICT) or env (ARGOCD_ENV_EXTRA_MANIFESTS_DIR,
 ARGOCD_ENV_STRICT).
 
