@@ -13,12 +13,16 @@ build:
 	$(GO) build -o $(BIN) ./cmd/siteops
 
 # test runs every test, including the conformance tests against the
-# upstream generator's output and the CRD schema validation. A test that
-# hangs fails after TEST_TIMEOUT with its name and stack, instead of
-# holding up the run.
+# upstream generator's output and the CRD schema validation. It first
+# builds Argo CD for the tests of examples/argocd (cached by version, about
+# 10 minutes cold); if that fails those tests fail under CI=true and are
+# skipped elsewhere. A test that hangs fails after TEST_TIMEOUT with its
+# name and stack, instead of holding up the run.
 TEST_TIMEOUT ?= 20m
 test:
+	-hack/argocd/build.sh >/dev/null
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
+	cd hack/argocd && $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./luahealth/ ./examplecheck/
 
 lint:
 	$(GO) vet $(PKGS)
@@ -29,8 +33,10 @@ lint:
 # render` and `siteops check` over generated fleets (check beside conftest
 # when it is on PATH), the engine's wall time to all Installed and peak RSS
 # of 3,500 single-node sites at --speed 60 and 10,000 at --speed max, the Go
-# micro-benchmarks, and the loop's: `siteops run` on a 10,000-site
-# repository (first pass, one-site commit to status pushed).
+# micro-benchmarks, the loop's: `siteops run` on a 10,000-site
+# repository (first pass, one-site commit to status pushed), and the Argo
+# CD plugin path (argocd-cmp-server with examples/argocd/plugin.yaml)
+# beside `siteops render` on 1,000 sites.
 bench: build
 	$(GO) run ./hack/benchrender -bin $(BIN) -sizes $(BENCH_SIZES) -shapes $(BENCH_SHAPES) -manifests 20 -runs 3
 	$(GO) run ./hack/benchrender -bin $(BIN) -sizes 1000 -shapes sno,ha -layouts generators,overlays,files/clusterinstance -manifests 20 -runs 3
@@ -38,6 +44,7 @@ bench: build
 	$(GO) run ./hack/benchengine -runs sno:3500@60,sno:10000@max
 	$(GO) test -run '^$$' -bench . -benchmem ./render/ ./sites/ ./internal/yamlenc/ ./internal/kustomize/ ./policy/ ./engine/sim/
 	$(GO) run ./hack/benchloop -bin $(BIN) -sites 10000 -changes 5
+	$(GO) run ./hack/benchargocd -bin $(BIN) -sites 1000 -runs 3
 
 # fuzz runs each fuzz target for a short while: the site decoder
 # (SiteConfig and ClusterInstance), the manifest decoder, and rendering.
