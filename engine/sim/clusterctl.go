@@ -428,15 +428,17 @@ func (o *op) addSecret(ns, name, kind string) {
 	o.event("Secret "+key, evSecret, fmt.Sprintf("Created Secret %s (%s=%s, %s=%s)", key, assisted.LabelSecretCD, o.st.Desired.CD.Name, assisted.LabelSecretType, kind))
 }
 
-// day2Conversion turns an installed cluster into a day-2 one
-// (TransformClusterToDay2, §10).
+// day2Conversion turns an installed cluster into a day-2 one. Upstream
+// rewrites only the status and kind, never the status info, so an installed
+// site keeps "Cluster is installed" (assisted-service
+// internal/cluster/cluster.go TransformClusterToDay2).
 func (o *op) day2Conversion() {
 	c := o.st.Cluster
 	if c == nil || c.Status != assisted.ClusterInstalled || !c.Installed {
 		return
 	}
 	c.Kind = assisted.KindAddHostsCluster
-	o.setClusterStatus(assisted.ClusterAddingHosts, assisted.ClusterInfoAddingHosts)
+	o.setClusterStatus(assisted.ClusterAddingHosts, c.StatusInfo)
 }
 
 // installDay2Hosts installs every known and approved host of a day-2
