@@ -44,6 +44,9 @@ type HostInput struct {
 	// Stages and Stage locate the host's installation progress.
 	Stages []Stage
 	Stage  Stage
+	// InstallDisk is the installation disk the Agent asks for (its
+	// installation_disk_id); empty leaves the choice to the service.
+	InstallDisk string
 	// DiskSpeed is the last measurement of the installation disk.
 	DiskSpeed DiskSpeed
 	// FailedImages are images the agent could not pull.
@@ -399,6 +402,10 @@ var HostValidations = []HostValidation{
 		return ok("All required container images were either pulled successfully or no attempt was made to pull them")
 	}},
 	{ID: HVSufficientDiskSpeed, Category: CategoryHardware, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		if _, ok := in.InstallationDisk(); !ok {
+			// No installation path: GetBootDevice fails.
+			return ValidationError, "Validation error"
+		}
 		switch {
 		case !in.DiskSpeed.Tested:
 			return ok("Speed of installation disk has not yet been measured")
@@ -524,6 +531,11 @@ var HostValidations = []HostValidation{
 		// never iSCSI.
 		return skip()
 	}},
+}
+
+// InstallationDisk is the disk the host installs on, if any.
+func (in *HostInput) InstallationDisk() (Disk, bool) {
+	return InstallationDisk(in.EligibleDisks(), in.InstallDisk)
 }
 
 // EligibleDisks returns the disks that can hold the installation.

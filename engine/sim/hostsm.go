@@ -58,6 +58,7 @@ func (o *op) hostInput(h *host) *assisted.HostInput {
 		CheckedIn:         o.checkedIn(h),
 		MediaDisconnected: h.MediaDisconnected,
 		Stage:             h.Stage,
+		InstallDisk:       h.InstallDisk,
 		DiskSpeed:         h.DiskSpeed,
 		FailedImages:      h.ImagesFailed,
 		APIConnectivity:   h.APIConn,
@@ -266,10 +267,10 @@ func (o *op) succeedsWithout(h *host) bool {
 }
 
 func (o *op) diskLabel(h *host) string {
-	if h.Inventory == nil || len(h.Inventory.Disks) == 0 {
+	d, ok := o.hostInput(h).InstallationDisk()
+	if !ok {
 		return assisted.DiskLabel("", h.InstallDisk)
 	}
-	d := h.Inventory.Disks[0]
 	return assisted.DiskLabel(d.Name, d.ID)
 }
 
@@ -315,8 +316,8 @@ func (o *op) registerHost(h *host) {
 	case s.In(assisted.HostInstallingInProgress, assisted.HostInstallingPendingUserAction, assisted.HostAddedToExistingCluster) &&
 		(h.Stage == assisted.StageRebooting || h.Day2 && h.Stage == assisted.StageDone):
 		model, serial := "", ""
-		if h.Inventory != nil && len(h.Inventory.Disks) > 0 {
-			model, serial = h.Inventory.Disks[0].Model, h.Inventory.Disks[0].Serial
+		if d, ok := o.hostInput(h).InstallationDisk(); ok {
+			model, serial = d.Model, d.Serial
 		}
 		o.setHostStatus(h, assisted.HostInstallingPendingUserAction, assisted.InfoWrongBootOrder(model, serial, o.diskLabel(h)))
 	case s.In(assisted.HostInstalling, assisted.HostInstallingInProgress):
