@@ -12,24 +12,11 @@ import (
 // agentCond finds a condition of the Agent of the host named name.
 func agentCond(t testing.TB, st engine.SiteStatus, name, typ string) engine.Condition {
 	t.Helper()
-	agent := ""
-	for _, h := range st.Hosts {
-		if h.Name == name {
-			agent = h.Agent
-		}
+	agent := hostNamed(st, name).Agent
+	if agent == "" {
+		t.Fatalf("host %s has no Agent in\n%s", name, dump(t, st))
 	}
-	for _, r := range st.Resources {
-		if r.Kind != "Agent" || r.Name != agent || agent == "" {
-			continue
-		}
-		for _, c := range r.Conditions {
-			if c.Type == typ {
-				return c
-			}
-		}
-	}
-	t.Fatalf("no %s condition on the Agent of %s in\n%s", typ, name, dump(t, st))
-	return engine.Condition{}
+	return findNamedCond(t, st, "Agent", agent, typ)
 }
 
 // Root device hints that match no eligible disk make BMAC ask for
