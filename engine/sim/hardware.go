@@ -44,10 +44,26 @@ type hardware struct {
 	ImagePullFail bool
 	LatencyMs     float64
 	PacketLossPct float64
-	DNSFail       bool
+	DNS           string
 	NoDefault     bool
 	NTPUnsynced   bool
+	MTUBroken     bool
+	// ClockOffsetMin is how far the host's clock is ahead of the
+	// service's, in minutes (negative: behind).
+	ClockOffsetMin float64
 }
+
+// The dns values: the cluster's names do not resolve, resolve to the
+// host's own address, or a name that must not exist resolves (a wildcard
+// record, to wildcardAddress).
+const (
+	dnsFail     = "fail"
+	dnsSelf     = "self"
+	dnsWildcard = "wildcard"
+)
+
+// wildcardAddress is what a wildcard record answers (TEST-NET-3).
+const wildcardAddress = "203.0.113.10"
 
 // The default machine meets the requirements of every role, single-node
 // masters included (assisted-engine.md §3.1): 16 cores, 64 GiB, 960 GB SSD.
@@ -68,6 +84,7 @@ var hardwareKeys = []string{
 	"cpus", "memoryMiB", "diskGB", "diskType", "vendor", "product", "virtual", "arch",
 	"interfaces", "hostname", "failAt", "disconnectAt", "mediaAt", "register", "bootOrder",
 	"diskSpeedMs", "imagePull", "latencyMs", "packetLossPct", "dns", "defaultRoute", "ntp",
+	"mtu", "clockOffsetMin",
 }
 
 // parseHardware reads the annotation value; empty gives the default.
@@ -180,14 +197,26 @@ func (hw *hardware) set(k, v string) error {
 	case "packetLossPct":
 		hw.PacketLossPct, err = nonNegative(v)
 	case "dns":
-		if v != "fail" {
-			return fmt.Errorf("the only value is fail")
+		switch v {
+		case dnsFail, dnsSelf, dnsWildcard:
+			hw.DNS = v
+		default:
+			return fmt.Errorf("the values are fail (the cluster's names do not resolve), self (they resolve to the host's own address) and wildcard (a wildcard record answers every name)")
 		}
-		hw.DNSFail = true
 	case "defaultRoute":
 		var b bool
 		b, err = strconv.ParseBool(v)
 		hw.NoDefault = !b
+	case "mtu":
+		if v != "broken" {
+			return fmt.Errorf("the only value is broken")
+		}
+		hw.MTUBroken = true
+	case "clockOffsetMin":
+		hw.ClockOffsetMin, err = strconv.ParseFloat(v, 64)
+		if err != nil {
+			return fmt.Errorf("want a number of minutes, negative when the host's clock is behind")
+		}
 	case "ntp":
 		if v != "unsynced" {
 			return fmt.Errorf("the only value is unsynced")

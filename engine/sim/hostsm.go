@@ -63,8 +63,13 @@ func (o *op) hostInput(h *host) *assisted.HostInput {
 		FailedImages:      h.ImagesFailed,
 		APIConnectivity:   h.APIConn,
 		NTPSynced:         !hw.NTPUnsynced,
-		DNSResolves:       !hw.DNSFail,
-		MTUOK:             true,
+		ServiceTime:       o.now,
+		HostClockAheadMin: hw.ClockOffsetMin,
+		DNSResolves:       hw.DNS != dnsFail,
+		DNSSelf:           hw.DNS == dnsSelf,
+	}
+	if hw.DNS == dnsWildcard {
+		in.WildcardAddrs = []string{wildcardAddress}
 	}
 	c := o.st.Cluster
 	if !h.Bound || c == nil {
@@ -81,6 +86,11 @@ func (o *op) hostInput(h *host) *assisted.HostInput {
 		Hostnames:       map[string]int{},
 		MajorityGroups:  c.Connectivity,
 		InMajority:      true,
+		Day2:            c.Kind == assisted.KindAddHostsCluster,
+		Imported:        c.Kind == assisted.KindAddHostsCluster && c.InstallStartedAt.IsZero(),
+	}
+	if d != nil && d.ACI != nil {
+		facts.UserManagedLB = d.ACI.LoadBalancer == assisted.LoadBalancerUserManaged
 	}
 	if d != nil && d.CD != nil {
 		facts.Name, facts.BaseDomain = d.CD.ClusterName, d.CD.BaseDomain
@@ -90,10 +100,11 @@ func (o *op) hostInput(h *host) *assisted.HostInput {
 		if p.Inventory != nil {
 			facts.Hostnames[realHostname(p)]++
 		}
+		facts.ImportedAPIReached = facts.ImportedAPIReached || p.APIConn.OK
 	}
 	in.Cluster = facts
 	in.HasConnectivity = c.Connectivity
-	in.LatencyMs, in.PacketLossPct = o.peerNetwork(h, hw)
+	in.Peers = o.peers(h, hw)
 	if d != nil && d.ACI != nil {
 		in.Ignored = assisted.ParseIgnored(d.ACI.Annotations[assisted.AnnotationIgnoredHostValidations])
 	}
@@ -110,20 +121,31 @@ func realHostname(h *host) string {
 	return ""
 }
 
-// peerNetwork is the worst latency and packet loss between the host and
-// the other hosts of its role: each machine adds its own latency, the
-// worse of two machines' loss counts.
-func (o *op) peerNetwork(h *host, hw hardware) (latency, loss float64) {
-	role := effectiveRole(h)
+// peers are the other hosts of the cluster as the host's connectivity
+// report measures them: each machine adds its own latency, the worse of
+// two machines' packet loss counts, and a machine with a broken MTU breaks
+// its paths.
+func (o *op) peers(h *host, hw hardware) []assisted.Peer {
+	var out []assisted.Peer
 	for _, p := range o.st.clusterHosts() {
-		if p == h || effectiveRole(p) != role || p.Inventory == nil {
+		if p == h || p.Inventory == nil {
 			continue
 		}
 		phw := o.hw(p.Hardware)
-		latency = max(latency, hw.LatencyMs+phw.LatencyMs)
-		loss = max(loss, hw.PacketLossPct, phw.PacketLossPct)
+		addr := ""
+		if a := p.Inventory.Addresses(); len(a) > 0 {
+			addr = a[0].String()
+		}
+		out = append(out, assisted.Peer{
+			Hostname:      realHostname(p),
+			Role:          effectiveRole(p),
+			Address:       addr,
+			LatencyMs:     hw.LatencyMs + phw.LatencyMs,
+			PacketLossPct: max(hw.PacketLossPct, phw.PacketLossPct),
+			MTUBroken:     hw.MTUBroken || phw.MTUBroken,
+		})
 	}
-	return latency, loss
+	return out
 }
 
 // checkedIn is the connected validation's clock: the agent reported
