@@ -66,7 +66,13 @@ func TestClusterValidations(t *testing.T) {
 		{"calculated cidr differs", func(c *ClusterInput) {
 			c.MachineNetworks = []string{"192.0.3.0/24"}
 			c.APIVIPs = []string{"192.0.2.100"}
-		}, CVMachineCIDREqualsCalc, ValidationFailure, "The Cluster Machine CIDR 192.0.3.0/24 is different than the calculated CIDR 192.0.2.0/24."},
+		}, CVMachineCIDREqualsCalc, ValidationFailure, "1 error occurred:\n\t* The Cluster Machine CIDR 192.0.3.0/24 is different than the calculated CIDR 192.0.2.0/24.\n\n"},
+		{"calculated cidr differs twice", func(c *ClusterInput) {
+			c.MachineNetworks = []string{"192.0.3.0/24", "fd00::/64"}
+			c.APIVIPs = []string{"192.0.2.100", "198.51.100.7"}
+		}, CVMachineCIDREqualsCalc, ValidationFailure, "2 errors occurred:\n\t* The Cluster Machine CIDR 192.0.3.0/24 is different than the calculated CIDR 192.0.2.0/24.\n\t* No suitable matching CIDR found for VIP 198.51.100.7\n\n"},
+		{"calculated cidr user-managed load balancer", func(c *ClusterInput) { c.UserManagedLB = true }, CVMachineCIDREqualsCalc, ValidationSuccess,
+			"Calculating machine network CIDR is not enabled: User Managed Load Balancer"},
 		{"calculated cidr no VIPs", func(c *ClusterInput) { c.APIVIPs, c.IngressVIPs = nil, nil }, CVMachineCIDREqualsCalc, ValidationPending,
 			"The Machine Network CIDR, API virtual IPs, or Ingress virtual IPs are undefined."},
 		{"api vip valid", func(*ClusterInput) {}, CVAPIVIPsValid, ValidationSuccess, "api vips 192.0.2.100 belongs to the Machine CIDR and is not in use."},
@@ -76,6 +82,11 @@ func TestClusterValidations(t *testing.T) {
 			"api vips <192.0.2.255> is the broadcast address of machine-network-cidr <192.0.2.0/24>"},
 		{"api vip in use", func(c *ClusterInput) { c.APIVIPs = []string{"192.0.2.10"} }, CVAPIVIPsValid, ValidationFailure,
 			"api vips <192.0.2.10> is already in use in cidr 192.0.2.0/24"},
+		{"api vip in use, network too small", func(c *ClusterInput) {
+			c.MachineNetworks = []string{"192.0.2.8/30"}
+			c.APIVIPs = []string{"192.0.2.10"}
+		}, CVAPIVIPsValid, ValidationFailure,
+			"api vips <192.0.2.10> is already in use in cidr 192.0.2.8/30. The machine network range is too small for the cluster. Please redefine the network."},
 		{"api vip not verified", func(c *ClusterInput) { c.VIPsVerified = false }, CVAPIVIPsValid, ValidationFailure, "api vips <192.0.2.100> are not verified yet."},
 		{"ingress vip valid", func(*ClusterInput) {}, CVIngressVIPsValid, ValidationSuccess, "ingress vips 192.0.2.101 belongs to the Machine CIDR and is not in use."},
 		{"hosts not ready", func(c *ClusterInput) { c.Hosts[1].Status = HostInsufficient }, CVAllHostsReady, ValidationFailure, "The cluster has hosts that are not ready to install."},
@@ -105,12 +116,16 @@ func TestClusterValidations(t *testing.T) {
 			"Hosts' clocks are not synchronized (there's more than a 4 minutes gap between clocks), please configure an NTP server via DHCP or set clocks manually."},
 		{"SDN and IPv6", func(c *ClusterInput) { c.NetworkType, c.ServiceNetworks = "OpenShiftSDN", []string{"fd02::/112"} }, CVNetworkTypeValid, ValidationFailure,
 			"The cluster is configured with IPv6 which is not supported by OpenShiftSDN; use OVNKubernetes instead"},
-		{"SDN and SNO", func(c *ClusterInput) { c.NetworkType, c.SNO = "OpenShiftSDN", true }, CVNetworkTypeValid, ValidationFailure,
-			"High-availability mode 'None' (SNO) is not supported by OpenShiftSDN; use another network type instead"},
+		{"SDN and SNO", func(c *ClusterInput) { c.NetworkType, c.SNO, c.ControlPlaneCount = "OpenShiftSDN", true, 1 }, CVNetworkTypeValid, ValidationFailure,
+			"Control Plane Count '1' (SNO) is not supported by OpenShiftSDN; use another network type instead"},
+		{"unknown network type", func(c *ClusterInput) { c.NetworkType = "Flannel" }, CVNetworkTypeValid, ValidationFailure,
+			"The network type is not valid; the valid network types are OpenShiftSDN, OVNKubernetes, Cilium, Calico, CiscoACI, or None"},
 		{"families", func(c *ClusterInput) { c.ServiceNetworks = []string{"fd02::/112"} }, CVNetworksSameFamilies, ValidationFailure,
 			"Address families of networks (ServiceNetworks, ClusterNetworks) are not the same."},
 		{"third-party CNI", func(c *ClusterInput) { c.NetworkType = "Calico" }, CVCustomManifestsSatisfied, ValidationFailure,
-			"When using the Calico network type, custom manifests are required. Add the custom manifests to continue."},
+			"Custom manifests are required for: Calico network type. Please upload manifests via the custom manifests API."},
+		{"third-party CNI with manifests", func(c *ClusterInput) { c.NetworkType, c.CustomManifests = "Calico", true }, CVCustomManifestsSatisfied, ValidationSuccess,
+			"Custom manifests are uploaded"},
 		{"platform", func(*ClusterInput) {}, CVPlatformRequirementsSatis, ValidationSuccess, "Platform requirements satisfied"},
 	}
 	for _, c := range cases {

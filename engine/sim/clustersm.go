@@ -37,6 +37,7 @@ func (o *op) computeClusterValidations() []assisted.Result {
 		PullSecretSet:     d.CD.PullSecret != "",
 		NetworkType:       c.NetworkType,
 		Day2:              c.Kind == assisted.KindAddHostsCluster,
+		UserManagedLB:     d.ACI.LoadBalancer == assisted.LoadBalancerUserManaged,
 		Ignored:           assisted.ParseIgnored(d.ACI.Annotations[assisted.AnnotationIgnoredClusterValids]),
 	}
 	if len(in.ClusterNetworks) == 0 {
