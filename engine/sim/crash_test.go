@@ -95,6 +95,13 @@ func crashChild(dir string) int {
 			done = done && err == nil && s.Phase == engine.PhaseInstalled
 		}
 		if done {
+			// Change notices coalesce: report every site's final status,
+			// not only the one whose notice came last.
+			for _, b := range crashSites() {
+				if st, err := e.Status(ctx, b.Site); err == nil {
+					print(st, false)
+				}
+			}
 			e.Close()
 			return 0
 		}
