@@ -3,6 +3,7 @@ package assisted
 import (
 	"fmt"
 	"net/netip"
+	"sort"
 	"strings"
 )
 
@@ -38,10 +39,12 @@ type ClusterHost struct {
 	Status HostStatus
 	// Role is the effective role (spec role, or suggested role).
 	Role Role
-	// MasterCandidate is true for an auto-assign host that qualifies as a
-	// master (has-cpu-cores-for-role and has-memory-for-role as master).
-	MasterCandidate bool
-	Inventory       *Inventory
+	// MasterCandidate and ArbiterCandidate are true for an auto-assign host
+	// that qualifies as a master or an arbiter (has-cpu-cores-for-role and
+	// has-memory-for-role for that role).
+	MasterCandidate  bool
+	ArbiterCandidate bool
+	Inventory        *Inventory
 }
 
 // ClusterInput is everything the cluster validations read.
@@ -230,12 +233,18 @@ var ClusterValidations = []ClusterValidation{
 				candidates = append(candidates, h)
 			}
 		}
+		// Auto-assign hosts fill the masters, then, for two control-plane
+		// nodes, one arbiter; the rest count as workers
+		// (internal/cluster/validator.go SufficientMastersCount).
 		for _, h := range candidates {
-			if masters < c.ControlPlaneCount && h.MasterCandidate {
+			switch {
+			case masters < c.ControlPlaneCount && h.MasterCandidate:
 				masters++
-				continue
+			case c.ControlPlaneCount == 2 && arbiters == 0 && h.ArbiterCandidate:
+				arbiters++
+			default:
+				workers++
 			}
-			workers++
 		}
 		okCount := masters == c.ControlPlaneCount
 		if c.SNO {
@@ -465,18 +474,31 @@ func (c *ClusterInput) calculatedCIDR(vip string) string {
 	return ""
 }
 
+// pluginsUsingHostPrefix are the network plugins whose clusterNetwork
+// hostPrefix is checked; for the others the cluster network's size is
+// checked against a default prefix (internal/cluster/validator.go
+// skipNetworkHostPrefixCheck, DefaultIPV4HostPrefix, DefaultIPV6HostPrefix).
+var pluginsUsingHostPrefix = []string{"OVNKubernetes", "OpenShiftSDN"}
+
+const (
+	DefaultIPv4HostPrefix = 25
+	DefaultIPv6HostPrefix = 64
+)
+
 func (c *ClusterInput) hostPrefixProblem(n ClusterNetwork) string {
 	p, err := netip.ParsePrefix(n.CIDR)
 	if err != nil {
 		return err.Error()
 	}
-	if n.HostPrefix == 0 && !contains([]string{"OVNKubernetes", "OpenShiftSDN"}, c.NetworkType) && c.NetworkType != "" {
-		return ""
-	}
-	if n.HostPrefix < 1 {
+	bits := p.Addr().BitLen()
+	if !contains(pluginsUsingHostPrefix, c.NetworkType) {
+		n.HostPrefix = DefaultIPv4HostPrefix
+		if p.Addr().Is6() {
+			n.HostPrefix = DefaultIPv6HostPrefix
+		}
+	} else if n.HostPrefix < 1 {
 		return fmt.Sprintf("Invalid Cluster Network prefix: Host prefix, now %d, must be a positive integer.", n.HostPrefix)
 	}
-	bits := p.Addr().BitLen()
 	if n.HostPrefix > bits-7 {
 		return fmt.Sprintf("Host prefix, now %d, must be less than or equal to %d to allow at least 128 addresses", n.HostPrefix, bits-7)
 	}
@@ -512,12 +534,23 @@ func EvaluateCluster(c *ClusterInput) []Result {
 	for i := range ClusterValidations {
 		v := &ClusterValidations[i]
 		status, msg := v.eval(c)
-		r := Result{ID: v.ID, Status: status, Message: msg}
-		if r.Status != ValidationSuccess && !v.NotIgnorable && c.Ignored.has(v.ID) {
-			r.Status = ValidationSuccess
-		}
+		r := Result{ID: v.ID, Status: status, Message: msg, Ignored: !v.NotIgnorable && c.Ignored.has(v.ID)}
 		out = append(out, r)
 	}
+	// Each category's results are sorted by id; categories come in the
+	// order validationsInfo's JSON keys do (internal/cluster/
+	// refresh_status_preprocessor.go sortByValidationResultID).
+	category := make(map[string]Category, len(ClusterValidations))
+	for _, v := range ClusterValidations {
+		category[v.ID] = v.Category
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		ci, cj := category[out[i].ID], category[out[j].ID]
+		if ci != cj {
+			return ci < cj
+		}
+		return out[i].ID < out[j].ID
+	})
 	return out
 }
 

@@ -97,6 +97,10 @@ func TestClusterValidations(t *testing.T) {
 			"The cluster has the exact amount of dedicated control plane nodes."},
 		{"two masters without arbiter", func(c *ClusterInput) { c.ControlPlaneCount, c.Hosts = 2, c.Hosts[:2] }, CVSufficientMastersCount, ValidationFailure,
 			"The cluster must have exactly 2 dedicated control plane nodes and at least 1 arbiter node or the control plane nodes must have fencing credentials. Add or remove hosts, or change their roles configurations to meet the requirement."},
+		{"two masters and an auto-assign arbiter candidate", func(c *ClusterInput) {
+			c.ControlPlaneCount = 2
+			c.Hosts[2].Role, c.Hosts[2].ArbiterCandidate = RoleAutoAssign, true
+		}, CVSufficientMastersCount, ValidationSuccess, "The cluster has the exact amount of dedicated control plane nodes."},
 		{"two masters and an arbiter", func(c *ClusterInput) { c.ControlPlaneCount, c.Hosts[2].Role = 2, RoleArbiter }, CVSufficientMastersCount, ValidationSuccess,
 			"The cluster has the exact amount of dedicated control plane nodes."},
 		{"SNO with a worker", func(c *ClusterInput) {
@@ -107,6 +111,13 @@ func TestClusterValidations(t *testing.T) {
 			"Invalid Cluster Network prefix: Host prefix, now 0, must be a positive integer."},
 		{"host prefix too long", func(c *ClusterInput) { c.ClusterNetworks[0].HostPrefix = 26 }, CVNetworkPrefixValid, ValidationFailure,
 			"Host prefix, now 26, must be less than or equal to 25 to allow at least 128 addresses"},
+		{"other plugin: default host prefix", func(c *ClusterInput) {
+			c.NetworkType, c.ClusterNetworks = "Calico", []ClusterNetwork{{CIDR: "10.128.0.0/24", HostPrefix: 0}}
+		}, CVNetworkPrefixValid, ValidationFailure,
+			"Cluster network CIDR prefix 24 does not contain enough addresses for 3 hosts each one with 25 prefix (128 addresses)"},
+		{"other plugin: host prefix not checked", func(c *ClusterInput) {
+			c.NetworkType, c.ClusterNetworks = "Calico", []ClusterNetwork{{CIDR: "10.128.0.0/14", HostPrefix: 0}}
+		}, CVNetworkPrefixValid, ValidationSuccess, "The Cluster Network prefix is valid."},
 		{"cluster network too small", func(c *ClusterInput) { c.ClusterNetworks = []ClusterNetwork{{CIDR: "10.128.0.0/23", HostPrefix: 24}} }, CVNetworkPrefixValid, ValidationFailure,
 			"Cluster network CIDR prefix 23 does not contain enough addresses for 3 hosts each one with 24 prefix (256 addresses)"},
 		{"overlap", func(c *ClusterInput) { c.ServiceNetworks = []string{"192.0.2.0/25"} }, CVNoCIDRsOverlapping, ValidationFailure,
@@ -157,5 +168,35 @@ func TestClusterGates(t *testing.T) {
 	in.Ignored = ParseIgnored("all")
 	if _, r := ClusterGates(EvaluateCluster(in)); r {
 		t.Error("all-hosts-are-ready-to-install cannot be ignored")
+	}
+}
+
+// Results come sorted by id within each category, the categories in the
+// order validationsInfo's keys are (internal/cluster/
+// refresh_status_preprocessor.go sortByValidationResultID), and an ignored
+// validation keeps its failure while counting as passed.
+func TestClusterResultsOrderAndIgnored(t *testing.T) {
+	in := goodCluster()
+	in.PullSecretSet = false
+	in.APIVIPs = []string{"198.51.100.5"}
+	in.Ignored = ParseIgnored(CVAPIVIPsValid + "," + CVPullSecretSet)
+	rs := EvaluateCluster(in)
+	var prev Result
+	cat := map[string]Category{}
+	for _, v := range ClusterValidations {
+		cat[v.ID] = v.Category
+	}
+	for i, r := range rs {
+		if i > 0 && (cat[prev.ID] > cat[r.ID] || cat[prev.ID] == cat[r.ID] && prev.ID > r.ID) {
+			t.Errorf("%s (%s) before %s (%s)", prev.ID, cat[prev.ID], r.ID, cat[r.ID])
+		}
+		prev = r
+	}
+	vip := resultOf(t, rs, CVAPIVIPsValid)
+	if vip.Status != ValidationFailure || !vip.Passed() {
+		t.Errorf("ignored api-vips-valid: %s passed=%v", vip.Status, vip.Passed())
+	}
+	if ps := resultOf(t, rs, CVPullSecretSet); ps.Passed() {
+		t.Errorf("pull-secret-set cannot be ignored: %+v", ps)
 	}
 }

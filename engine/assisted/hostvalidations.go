@@ -274,7 +274,11 @@ var HostValidations = []HostValidation{
 			return pending("Missing inventory")
 		}
 		_, needMiB := in.preflight()
-		if in.Inventory.MemoryBytes >= (needMiB-MemoryToleranceMiB)*MiB {
+		tolerance := int64(MemoryToleranceMiB)
+		if in.Inventory.MemoryFromMeminfo {
+			tolerance += needMiB / MeminfoToleranceDivisor
+		}
+		if in.Inventory.MemoryBytes >= (needMiB-tolerance)*MiB {
 			return ok("Sufficient minimum RAM")
 		}
 		return fail(fmt.Sprintf("The host is not eligible to participate in Openshift Cluster because the minimum required RAM for any role is %s, found only %s", IECBytes(needMiB*MiB), IECBytes(in.Inventory.MemoryBytes)))
@@ -459,7 +463,9 @@ var HostValidations = []HostValidation{
 		}
 		return ok("Host clock is synchronized with service")
 	}},
-	{ID: HVContainerImagesAvailable, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+	// Not in the sufficient-for-install list: a failed pull only fails
+	// the preparation (internal/host/statemachine.go).
+	{ID: HVContainerImagesAvailable, Category: CategoryNetwork, Gate: GateNone, eval: func(in *HostInput) (ValidationStatus, string) {
 		if len(in.FailedImages) > 0 {
 			return fail(fmt.Sprintf("Failed to fetch container images needed for installation from %s. This may be due to a network hiccup. Retry to install again. If this problem persists, check your network settings to make sure you’re not blocked.", joinComma(in.FailedImages)))
 		}
@@ -729,9 +735,7 @@ func EvaluateHost(in *HostInput) []Result {
 		if status == suppressed {
 			r.Status, r.Suppressed = ValidationSuccess, true
 		}
-		if r.Status != ValidationSuccess && !v.NotIgnorable && in.Ignored.has(v.ID) {
-			r.Status = ValidationSuccess
-		}
+		r.Ignored = !v.NotIgnorable && in.Ignored.has(v.ID)
 		out = append(out, r)
 	}
 	return out

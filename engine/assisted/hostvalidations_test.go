@@ -1,7 +1,7 @@
 package assisted
 
 import (
-	"strings"
+	"slices"
 	"testing"
 	"time"
 )
@@ -86,6 +86,11 @@ func TestHostValidations(t *testing.T) {
 		{"min memory", func(h *HostInput) { h.Inventory.MemoryBytes = 4 * gib }, HVHasMinMemory, ValidationFailure,
 			"The host is not eligible to participate in Openshift Cluster because the minimum required RAM for any role is 8.00 GiB, found only 4.00 GiB", false},
 		{"min memory within tolerance", func(h *HostInput) { h.Inventory.MemoryBytes = (8192 - 100) * MiB }, HVHasMinMemory, ValidationSuccess, "Sufficient minimum RAM", false},
+		{"min memory past tolerance", func(h *HostInput) { h.Inventory.MemoryBytes = (8192 - 101) * MiB }, HVHasMinMemory, ValidationFailure,
+			"The host is not eligible to participate in Openshift Cluster because the minimum required RAM for any role is 8.00 GiB, found only 7.90 GiB", false},
+		{"min memory from meminfo within 2 %", func(h *HostInput) {
+			h.Inventory.MemoryBytes, h.Inventory.MemoryFromMeminfo = (8192-100-163)*MiB, true
+		}, HVHasMinMemory, ValidationSuccess, "Sufficient minimum RAM", false},
 		{"disk too small for master", func(h *HostInput) { h.Inventory.Disks[0].SizeBytes = 64425e6 }, HVHasMinValidDisks, ValidationFailure,
 			"No eligible disks were found, please check specific disks to see why they are not eligible", false},
 		{"no disks", func(h *HostInput) { h.Inventory.Disks = nil }, HVHasMinValidDisks, ValidationError, "Failed to detected disks", false},
@@ -287,8 +292,27 @@ func TestDiskSizes(t *testing.T) {
 			t.Errorf("%d: %q", c.size, got)
 		}
 	}
-	if got := DiskNotEligible(200e9, DriveType("SDCard"), 100, "4.20", "x86_64"); len(got) != 1 || !strings.HasPrefix(got[0], "Drive type is SDCard, it must be one of HDD, SSD, Multipath, RAID, iSCSI, FC.") {
-		t.Errorf("%q", got)
+	for _, c := range []struct {
+		drive     DriveType
+		arch      string
+		eligible  bool
+		wantTypes string
+	}{
+		{"SDCard", "x86_64", false, "HDD, SSD, Multipath, RAID, iSCSI, FC"},
+		{DriveECKD, "x86_64", false, "HDD, SSD, Multipath, RAID, iSCSI, FC"},
+		{DriveECKD, "s390x", true, ""},
+		{DriveFBA, "s390x", true, ""},
+		{DriveFC, "aarch64", false, "HDD, SSD, Multipath, RAID, iSCSI"},
+		{"SDCard", "s390x", false, "HDD, SSD, Multipath, RAID, iSCSI, FC, ECKD (ESE), ECKD, FBA"},
+	} {
+		got := DiskNotEligible(200e9, c.drive, 100, "4.20", c.arch)
+		want := []string(nil)
+		if !c.eligible {
+			want = []string{"Drive type is " + string(c.drive) + ", it must be one of " + c.wantTypes + "."}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s on %s: %q, want %q", c.drive, c.arch, got, want)
+		}
 	}
 }
 
@@ -331,6 +355,8 @@ func TestEdgeWorker(t *testing.T) {
 		{"aarch64", EdgeWorkerProduct, ValidationSuccess},
 		{"x86_64", EdgeWorkerProduct, ValidationFailure},
 		{"aarch64", "PowerEdge R650", ValidationFailure},
+		{"aarch64", "bluefield soc", ValidationSuccess},
+		{"arm64", EdgeWorkerProduct, ValidationFailure},
 	} {
 		h := goodHost()
 		h.Role = RoleWorker

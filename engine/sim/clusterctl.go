@@ -294,12 +294,16 @@ func hostWeight(h *host) float64 {
 	return float64(inv.CPUCores-4) + 0.1*(float64(inv.MemoryBytes)/(1<<30)-16) + 0.004*(float64(disk)/(1<<30)-100)
 }
 
-func (o *op) qualifiesAsMaster(h *host) bool {
+func (o *op) qualifiesAsMaster(h *host) bool { return o.qualifiesAs(h, assisted.RoleMaster) }
+
+// qualifiesAs reports whether a host passes has-cpu-cores-for-role and
+// has-memory-for-role for a role (internal/host/host.go IsValidCandidate).
+func (o *op) qualifiesAs(h *host, role assisted.Role) bool {
 	if h.Inventory == nil {
 		return false
 	}
 	c := o.st.Cluster
-	r := assisted.RoleRequirements(assisted.RoleMaster, c.SNO, c.Version)
+	r := assisted.RoleRequirements(role, c.SNO, c.Version)
 	return h.Inventory.CPUCores >= r.CPUCores && h.Inventory.MemoryBytes >= (r.RAMMiB-assisted.MemoryToleranceMiB)*assisted.MiB
 }
 

@@ -23,10 +23,12 @@ type hardware struct {
 	MemoryMiB int64
 	DiskGB    int64
 	DiskType  assisted.DriveType
-	Vendor    string
-	Product   string
-	Virtual   bool
-	Arch      string
+	// MemoryFromMeminfo: the agent measured usable, not physical, memory.
+	MemoryFromMeminfo bool
+	Vendor            string
+	Product           string
+	Virtual           bool
+	Arch              string
 	// Interfaces are the machine's MACs; empty: the boot MAC plus the MACs
 	// of the host's NMStateConfig.
 	Interfaces []string
@@ -62,6 +64,17 @@ const (
 	dnsWildcard = "wildcard"
 )
 
+// diskTypes are the drive types a simulated disk can have, by the name the
+// annotation uses; diskTypeNames lists them in the order errors do.
+var (
+	diskTypes = map[string]assisted.DriveType{
+		"hdd": assisted.DriveHDD, "ssd": assisted.DriveSSD, "multipath": assisted.DriveMultipath,
+		"raid": assisted.DriveRAID, "iscsi": assisted.DriveISCSI, "fc": assisted.DriveFC,
+		"eckd": assisted.DriveECKD, "eckd-ese": assisted.DriveECKDESE, "fba": assisted.DriveFBA,
+	}
+	diskTypeNames = []string{"hdd", "ssd", "multipath", "raid", "iscsi", "fc", "eckd", "eckd-ese", "fba"}
+)
+
 // wildcardAddress is what a wildcard record answers (TEST-NET-3).
 const wildcardAddress = "203.0.113.10"
 
@@ -81,7 +94,7 @@ const (
 
 // hardwareKeys documents every key, in the order errors list them.
 var hardwareKeys = []string{
-	"cpus", "memoryMiB", "diskGB", "diskType", "vendor", "product", "virtual", "arch",
+	"cpus", "memoryMiB", "memoryMethod", "diskGB", "diskType", "vendor", "product", "virtual", "arch",
 	"interfaces", "hostname", "failAt", "disconnectAt", "mediaAt", "register", "bootOrder",
 	"diskSpeedMs", "imagePull", "latencyMs", "packetLossPct", "dns", "defaultRoute", "ntp",
 	"mtu", "clockOffsetMin",
@@ -124,14 +137,16 @@ func (hw *hardware) set(k, v string) error {
 		n, err = positiveInt(v)
 		hw.DiskGB = int64(n)
 	case "diskType":
-		switch strings.ToLower(v) {
-		case "hdd":
-			hw.DiskType = assisted.DriveHDD
-		case "ssd":
-			hw.DiskType = assisted.DriveSSD
-		default:
-			return fmt.Errorf("disk type must be hdd or ssd")
+		t, ok := diskTypes[strings.ToLower(v)]
+		if !ok {
+			return fmt.Errorf("disk type must be one of %s", strings.Join(diskTypeNames, ", "))
 		}
+		hw.DiskType = t
+	case "memoryMethod":
+		if v != "meminfo" {
+			return fmt.Errorf("the only value is meminfo (the agent reads the memory size from /proc/meminfo)")
+		}
+		hw.MemoryFromMeminfo = true
 	case "vendor":
 		hw.Vendor = v
 	case "product":
@@ -284,16 +299,17 @@ func isMAC(s string) bool {
 // BareMetalHost's root device hints so that they match.
 func inventoryFor(hw hardware, b *bmhSpec, nm *nmStateSpec, machineNets []string, index int, site string) *assisted.Inventory {
 	inv := &assisted.Inventory{
-		Hostname:     hw.Hostname,
-		CPUCores:     hw.CPUs,
-		Arch:         hw.Arch,
-		MemoryBytes:  hw.MemoryMiB * assisted.MiB,
-		Vendor:       hw.Vendor,
-		Product:      hw.Product,
-		Serial:       fmt.Sprintf("SIM%08X", hash32(b.Namespace+"/"+b.Name)),
-		Virtual:      hw.Virtual,
-		DefaultRoute: !hw.NoDefault,
-		VirtEnabled:  true,
+		Hostname:          hw.Hostname,
+		CPUCores:          hw.CPUs,
+		Arch:              hw.Arch,
+		MemoryBytes:       hw.MemoryMiB * assisted.MiB,
+		MemoryFromMeminfo: hw.MemoryFromMeminfo,
+		Vendor:            hw.Vendor,
+		Product:           hw.Product,
+		Serial:            fmt.Sprintf("SIM%08X", hash32(b.Namespace+"/"+b.Name)),
+		Virtual:           hw.Virtual,
+		DefaultRoute:      !hw.NoDefault,
+		VirtEnabled:       true,
 	}
 	if inv.Hostname == "" {
 		inv.Hostname = b.Name

@@ -164,7 +164,7 @@ func (o *op) checkedIn(h *host) bool {
 func (o *op) stagesOf(h *host) []assisted.Stage {
 	c := o.st.Cluster
 	sno := c != nil && c.SNO
-	return assisted.StagesFor(effectiveRole(h), h.Bootstrap, sno, h.Day2)
+	return assisted.StagesFor(effectiveRole(h), h.Bootstrap, sno)
 }
 
 // refreshBound applies the RefreshHost rules of a bound host, in the
@@ -210,18 +210,24 @@ func (o *op) refreshBound(h *host, g assisted.HostGates, rs []assisted.Result) {
 			o.setHostStatus(h, assisted.HostKnown, assisted.InfoKnown)
 		}
 	case s == assisted.HostPreparingForInstallation:
+		// The preparation rules in the order the state machine registers
+		// them (internal/host/statemachine.go, "Refresh successfully
+		// preparing host" to "Stay in preparing for installation").
+		imagesFailed := len(h.ImagesFailed) > 0
+		allOK := h.DiskSpeed.Tested && h.DiskSpeed.OK && h.ImagesDone && !imagesFailed
+		allOKOrUnknown := !diskSpeedFailing && !imagesFailed
+		unknown := !h.DiskSpeed.Tested || !h.ImagesDone
+		preparing := c.Status == assisted.ClusterPreparingForInstallation
 		switch {
 		case !connected:
 			o.setHostStatus(h, assisted.HostDisconnected, assisted.InfoDisconnectedPreparing)
+		case allOK && preparing:
+			o.setHostStatus(h, assisted.HostPreparingSuccessful, assisted.InfoPreparingSuccessful)
+		case allOKOrUnknown && !preparing:
+			o.setHostStatus(h, assisted.HostKnown, assisted.InfoKnown)
 		case diskSpeedFailing:
 			o.setHostStatus(h, assisted.HostInsufficient, assisted.InfoNotReady(g.Failing))
-		case c.Status != assisted.ClusterPreparingForInstallation:
-			o.setHostStatus(h, assisted.HostKnown, assisted.InfoKnown)
-		case len(h.ImagesFailed) > 0:
-			o.setHostStatus(h, assisted.HostPreparingFailed, assisted.InfoPreparingFailedImages(g.Failing))
-		case h.DiskSpeed.Tested && h.ImagesDone:
-			o.setHostStatus(h, assisted.HostPreparingSuccessful, assisted.InfoPreparingSuccessful)
-		case !o.now.Before(h.StatusAt.Add(assisted.HostPrepareTimeout)):
+		case unknown && allOKOrUnknown && !o.now.Before(h.StatusAt.Add(assisted.HostPrepareTimeout)):
 			var reasons []string
 			if !h.DiskSpeed.Tested {
 				reasons = append(reasons, assisted.InfoPreparingTimeoutDiskSpeed)
@@ -230,6 +236,8 @@ func (o *op) refreshBound(h *host, g assisted.HostGates, rs []assisted.Result) {
 				reasons = append(reasons, assisted.InfoPreparingTimeoutImages)
 			}
 			o.setHostStatus(h, assisted.HostPreparingFailed, assisted.InfoPreparingTimeout(reasons))
+		case imagesFailed:
+			o.setHostStatus(h, assisted.HostPreparingFailed, assisted.InfoPreparingFailedImages(g.Failing))
 		}
 	case s == assisted.HostPreparingFailed:
 		switch {
@@ -251,7 +259,7 @@ func (o *op) refreshBound(h *host, g assisted.HostGates, rs []assisted.Result) {
 		switch {
 		case !o.now.Before(h.StatusAt.Add(assisted.HostInstallationTimeout)):
 			o.setHostStatus(h, assisted.HostError, assisted.InfoInstallNeverStarted)
-		case !connected:
+		case !connected && !o.e.opts.SoftTimeouts:
 			o.setHostStatus(h, assisted.HostError, assisted.InfoDisconnectedInstalling)
 		}
 	case s == assisted.HostInstallingInProgress:
@@ -260,8 +268,13 @@ func (o *op) refreshBound(h *host, g assisted.HostGates, rs []assisted.Result) {
 		case c.Status == assisted.ClusterInstallingPendingUserAction && h.Stage.In(assisted.StageWaitingForControlPlan, assisted.StageWaitingForController, assisted.StageWaitingForBootkube, assisted.StageRebooting):
 			h.StageUpdatedAt = o.now
 			o.changed = true
-		case !connected:
+		case !connected && !o.e.opts.SoftTimeouts:
 			o.setHostStatus(h, assisted.HostError, assisted.InfoDisconnectedInstalling)
+		case !connected:
+			// With soft timeouts a disconnection only warns.
+		case !o.now.Before(h.StageUpdatedAt.Add(limit)) && o.e.opts.SoftTimeouts && h.Stage != assisted.StageRebooting:
+			// With soft timeouts a slow stage only warns
+			// (stage_timed_out).
 		case !o.now.Before(h.StageUpdatedAt.Add(limit)):
 			if h.Stage == assisted.StageRebooting {
 				o.setHostStatus(h, assisted.HostInstallingPendingUserAction, assisted.InfoRebootTimeout(o.diskLabel(h)))
