@@ -116,6 +116,13 @@ func crashChild(dir string) int {
 		fmt.Fprintln(out, stepDone)
 		out.Flush()
 		if done {
+			// Change notices coalesce: report every site's final status,
+			// not only the one whose notice came last.
+			for _, b := range crashSites() {
+				if st, err := e.Status(ctx, b.Site); err == nil {
+					print(st, false)
+				}
+			}
 			e.Close()
 			return 0
 		}
