@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/siteops/siteops/engine/sim"
 	"github.com/siteops/siteops/examples"
+	"github.com/siteops/siteops/internal/redact"
 	"github.com/siteops/siteops/policy"
 	"github.com/siteops/siteops/reconciler"
 	"github.com/siteops/siteops/reconciler/source"
@@ -148,9 +148,9 @@ func newLogger(format, level string, w io.Writer) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{Level: lv}
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
+		return slog.New(redact.NewHandler(slog.NewTextHandler(w, opts))), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
+		return slog.New(redact.NewHandler(slog.NewJSONHandler(w, opts))), nil
 	}
 	return nil, fmt.Errorf("--log-format %q: use text or json", format)
 }
@@ -183,6 +183,7 @@ func runRun(ctx context.Context, f *runFlags, stderr io.Writer) error {
 		if webhookSecret = []byte(strings.TrimSpace(string(data))); len(webhookSecret) == 0 {
 			return usageError("--webhook-secret-file %s is empty", f.webhookSecretFile)
 		}
+		redact.Register(string(webhookSecret))
 	}
 	if err := os.MkdirAll(f.stateDir, 0o700); err != nil {
 		return fmt.Errorf("--state-dir: %w", err)
@@ -305,26 +306,7 @@ func openSource(ctx context.Context, f *runFlags, reg prometheus.Registerer, log
 	if err != nil {
 		return nil, "", err
 	}
-	return src, withoutUserinfo(url) + " " + branch, nil
-}
-
-// withoutUserinfo drops the user and password a URL may carry, for
-// display. A URL that does not parse (a password with a stray "%" in it)
-// loses everything between "//" and its last "@", so that a password
-// never reaches the log or the dashboard.
-func withoutUserinfo(raw string) string {
-	u, err := neturl.Parse(raw)
-	if err != nil {
-		if i, j := strings.Index(raw, "//"), strings.LastIndex(raw, "@"); i >= 0 && j > i {
-			return raw[:i+2] + raw[j+1:]
-		}
-		return raw
-	}
-	if u.User == nil {
-		return raw
-	}
-	u.User = nil
-	return u.String()
+	return src, redact.URL(url) + " " + branch, nil
 }
 
 // serve starts the HTTP surface on addr and returns a function that stops

@@ -6,6 +6,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"html/template"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/internal/redact"
 	"github.com/siteops/siteops/policy/report"
 )
 
@@ -106,7 +108,8 @@ func (h *Handler) render(w http.ResponseWriter, code int, t *template.Template, 
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
-	if _, err := w.Write(buf.Bytes()); err != nil {
+	// Site content is shown as written: hide the credentials it may hold.
+	if _, err := io.WriteString(w, redact.Text(buf.String())); err != nil {
 		h.opts.logger.Debug("dashboard: write response", "err", err)
 	}
 }
