@@ -174,6 +174,14 @@ func runRun(ctx context.Context, f *runFlags, stderr io.Writer) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
+	// --timeout bounds everything from here: the first clone, loading and
+	// the loop.
+	parent := ctx
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+	}
 	var webhookSecret []byte
 	if f.webhookSecretFile != "" {
 		data, err := os.ReadFile(f.webhookSecretFile)
@@ -213,7 +221,7 @@ func runRun(ctx context.Context, f *runFlags, stderr io.Writer) error {
 		return err
 	}
 	defer src.Close()
-	eng, err := sim.New(ctx, sim.Options{StateDir: filepath.Join(f.stateDir, "engine"), Speed: speed, Approve: approve, Logger: log})
+	eng, err := sim.New(parent, sim.Options{StateDir: filepath.Join(f.stateDir, "engine"), Speed: speed, Approve: approve, Logger: log})
 	if err != nil {
 		return fmt.Errorf("start the engine: %w", err)
 	}
@@ -240,22 +248,16 @@ func runRun(ctx context.Context, f *runFlags, stderr io.Writer) error {
 		defer stop()
 	}
 
-	runCtx := ctx
-	if f.timeout > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, f.timeout)
-		defer cancel()
-	}
 	log.Info("siteops run started", "source", name, "state-dir", f.stateDir, "speed", f.speed, "prune", f.prune)
-	err = loop.Run(runCtx)
+	err = loop.Run(ctx)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, reconciler.ErrSitesFailed):
 		return &exitError{code: ExitFailure, err: err}
-	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+	case errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil:
 		return &exitError{code: ExitFailure, err: fmt.Errorf("--timeout %s passed before every site was installed", f.timeout)}
-	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+	case errors.Is(err, context.Canceled) && parent.Err() != nil:
 		log.Info("stopped")
 		return nil
 	}

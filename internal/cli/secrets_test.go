@@ -224,3 +224,5 @@ func waitFor(t *testing.T, done <-chan int, ok func() bool) {
 		}
 	}
 }
+
+func netListen() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
