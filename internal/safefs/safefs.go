@@ -46,12 +46,14 @@ var ErrNotRegular = errors.New("not a regular file")
 // named pipe, a socket, a device) is refused before it is opened: opening
 // a named pipe blocks until someone writes to it.
 func ReadFile(fsys fs.FS, p string, max int64) ([]byte, error) {
-	st, err := fs.Stat(fsys, p)
-	if err != nil {
-		return nil, Explain(p, err)
-	}
-	if err := Regular(p, st); err != nil {
-		return nil, err
+	if sfs, ok := fsys.(fs.StatFS); ok { // the os.Root of the fleet is one
+		st, err := sfs.Stat(p)
+		if err != nil {
+			return nil, Explain(p, err)
+		}
+		if err := Regular(p, st); err != nil {
+			return nil, err
+		}
 	}
 	f, err := fsys.Open(p)
 	if err != nil {
@@ -59,7 +61,8 @@ func ReadFile(fsys fs.FS, p string, max int64) ([]byte, error) {
 	}
 	defer f.Close()
 	// The path may have been replaced since: look again at what is open.
-	if st, err = f.Stat(); err != nil {
+	st, err := f.Stat()
+	if err != nil {
 		return nil, Explain(p, err)
 	}
 	if err := Regular(p, st); err != nil {
