@@ -12,6 +12,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
+	"github.com/siteops/siteops/internal/redact"
 	"github.com/siteops/siteops/policy/report"
 	"github.com/siteops/siteops/render"
 	"github.com/siteops/siteops/sites"
@@ -202,8 +203,21 @@ func (r *Run) Finish() (*report.Report, error) {
 		}
 		rep.Findings = append(rep.Findings, e.changeFindings(r.co.change, heads, r.problems)...)
 	}
+	for i := range rep.Findings {
+		redactFinding(&rep.Findings[i])
+	}
 	rep.Sort()
 	return rep, nil
+}
+
+// redactFinding hides credentials in what a finding prints: a rule may
+// quote a value of the site (a BMC address with user:password@), and
+// every output format, status file and log line is made from findings.
+func redactFinding(f *report.Finding) {
+	f.Message = redact.Text(f.Message)
+	f.Remediation = redact.Text(f.Remediation)
+	f.Waived = redact.Text(f.Waived)
+	f.Field = redact.Text(f.Field)
 }
 
 // evaluateFleet evaluates the rules that read data.siteops.fleet on every

@@ -363,6 +363,9 @@ func (l *loader) collectKustomization(dir string) bool {
 // of the file it came from, whichever kustomization reached it.
 func (l *loader) addBuilt(dir, file string, docs []kustomize.Document) {
 	for _, d := range docs {
+		if d.Kind == "Secret" && d.APIVersion == "v1" {
+			registerSecret(d.Data)
+		}
 		if !IsSiteKind(d.APIVersion, d.Kind) {
 			continue
 		}
