@@ -5,7 +5,7 @@ PKGS      ?= ./...
 BENCH_SIZES  ?= 1000,10000
 BENCH_SHAPES ?= sno,ha
 
-.PHONY: all build test lint bench run clean fuzz
+.PHONY: all build test lint bench run clean fuzz hub hub-build
 
 all: build
 
@@ -49,6 +49,16 @@ fuzz:
 # http://127.0.0.1:8080/ (Ctrl-C stops it). RUN_FLAGS adds flags.
 run: build
 	$(BIN) run $(RUN_FLAGS)
+
+# hub starts a Kubernetes hub on loopback (etcd and kube-apiserver built
+# from the Go module proxy and cached under ~/.cache/siteops/hub, the
+# upstream CRDs installed) and prints its kubeconfig path; Ctrl-C stops it.
+# hub-build only builds the binaries (CI does it once before make test).
+hub:
+	$(GO) run ./hack/hub $(HUB_FLAGS)
+
+hub-build:
+	$(GO) run ./hack/hub -build-only
 
 clean:
 	rm -rf bin
