@@ -1,0 +1,284 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/siteops/siteops/engine/assisted"
+	"github.com/siteops/siteops/render"
+)
+
+// Index names of the informers.
+const (
+	indexSite     = "site"
+	indexInfraEnv = "infraenv"
+)
+
+// cacheSyncTimeout bounds the first list of a kind.
+const cacheSyncTimeout = 2 * time.Minute
+
+// errNotServed is a kind the hub has no API for.
+var errNotServed = errors.New("not served by the hub")
+
+// kind is one API kind the engine applies or reads.
+type kind struct {
+	gvk        schema.GroupVersionKind
+	gvr        schema.GroupVersionResource
+	namespaced bool
+	informer   cache.SharedIndexInformer
+}
+
+// get returns the cached object, or nil.
+func (k *kind) get(namespace, name string) *unstructured.Unstructured {
+	key := name
+	if namespace != "" {
+		key = namespace + "/" + name
+	}
+	obj, ok, _ := k.informer.GetIndexer().GetByKey(key)
+	if !ok {
+		return nil
+	}
+	u, _ := obj.(*unstructured.Unstructured)
+	return u
+}
+
+// bySite lists the cached objects of a site.
+func (k *kind) bySite(site string) []*unstructured.Unstructured {
+	objs, _ := k.informer.GetIndexer().ByIndex(indexSite, site)
+	out := make([]*unstructured.Unstructured, 0, len(objs))
+	for _, o := range objs {
+		if u, ok := o.(*unstructured.Unstructured); ok {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// kinds holds the informers: one per kind siteops applied or may apply,
+// filtered to the objects siteops manages; Agents filtered to those that
+// belong to an InfraEnv; ClusterImageSets, unfiltered, for the
+// prerequisite check.
+type kinds struct {
+	dyn     dynamic.Interface
+	mapper  meta.ResettableRESTMapper
+	managed dynamicinformer.DynamicSharedInformerFactory
+	other   dynamicinformer.DynamicSharedInformerFactory
+	stop    <-chan struct{}
+	onEvent func(obj any)
+
+	mu    sync.Mutex
+	byGK  map[schema.GroupKind]*kind
+	agent *kind // nil when the hub serves no Agents
+	cis   *kind
+}
+
+func newKinds(dyn dynamic.Interface, mapper meta.ResettableRESTMapper, stop <-chan struct{}, onEvent func(any)) *kinds {
+	return &kinds{
+		dyn:    dyn,
+		mapper: mapper,
+		managed: dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, metav1.NamespaceAll, func(lo *metav1.ListOptions) {
+			lo.LabelSelector = LabelManagedBy + "=" + ManagedByValue
+		}),
+		other:   dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0),
+		stop:    stop,
+		onEvent: onEvent,
+		byGK:    map[schema.GroupKind]*kind{},
+	}
+}
+
+// renderedKinds are the kinds siteops renders, watched from the start so
+// that the sites of a previous run are known at once.
+var renderedKinds = []schema.GroupVersionKind{
+	{Version: "v1", Kind: render.KindNamespace},
+	{Version: "v1", Kind: render.KindConfigMap},
+	{Group: "hive.openshift.io", Version: "v1", Kind: render.KindClusterDeployment},
+	{Group: "extensions.hive.openshift.io", Version: "v1beta1", Kind: render.KindAgentClusterInstall},
+	{Group: "agent-install.openshift.io", Version: "v1beta1", Kind: render.KindInfraEnv},
+	{Group: "agent-install.openshift.io", Version: "v1beta1", Kind: render.KindNMStateConfig},
+	{Group: "metal3.io", Version: "v1alpha1", Kind: render.KindBareMetalHost},
+	{Group: "metal3.io", Version: "v1alpha1", Kind: render.KindHostFirmwareSettings},
+	{Group: "cluster.open-cluster-management.io", Version: "v1", Kind: render.KindManagedCluster},
+	{Group: "agent.open-cluster-management.io", Version: "v1", Kind: render.KindKlusterletAddonConfig},
+}
+
+var (
+	gvkAgent           = schema.GroupVersionKind{Group: "agent-install.openshift.io", Version: "v1beta1", Kind: KindAgent}
+	gvkClusterImageSet = schema.GroupVersionKind{Group: "hive.openshift.io", Version: "v1", Kind: KindClusterImageSet}
+	gvrSecret          = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+)
+
+// start watches the rendered kinds the hub serves, Agents and
+// ClusterImageSets, and waits until their first lists are in.
+func (ks *kinds) start(ctx context.Context) error {
+	for _, gvk := range renderedKinds {
+		if _, err := ks.managedKind(ctx, gvk); err != nil && !errors.Is(err, errNotServed) {
+			return err
+		}
+	}
+	var err error
+	if ks.agent, err = ks.otherKind(ctx, gvkAgent, func(lo *metav1.ListOptions) { lo.LabelSelector = assisted.LabelInfraEnv }); err != nil && !errors.Is(err, errNotServed) {
+		return err
+	}
+	if ks.cis, err = ks.otherKind(ctx, gvkClusterImageSet, nil); err != nil && !errors.Is(err, errNotServed) {
+		return err
+	}
+	return nil
+}
+
+// mapping resolves a kind through discovery, once more after a reset when
+// the first answer does not know it (a CRD installed since).
+func (ks *kinds) mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	m, err := ks.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if meta.IsNoMatchError(err) {
+		ks.mapper.Reset()
+		m, err = ks.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
+	if meta.IsNoMatchError(err) {
+		return nil, fmt.Errorf("%s %s: %w", gvk.GroupVersion(), gvk.Kind, errNotServed)
+	}
+	return m, err
+}
+
+// managedKind returns the kind, starting its informer on first use.
+func (ks *kinds) managedKind(ctx context.Context, gvk schema.GroupVersionKind) (*kind, error) {
+	ks.mu.Lock()
+	k := ks.byGK[gvk.GroupKind()]
+	ks.mu.Unlock()
+	if k != nil {
+		return k, nil
+	}
+	m, err := ks.mapping(gvk)
+	if err != nil {
+		return nil, err
+	}
+	ks.mu.Lock()
+	if k = ks.byGK[gvk.GroupKind()]; k != nil {
+		ks.mu.Unlock()
+		return k, nil
+	}
+	k = &kind{gvk: m.GroupVersionKind, gvr: m.Resource, namespaced: m.Scope.Name() == meta.RESTScopeNameNamespace}
+	k.informer = ks.managed.ForResource(m.Resource).Informer()
+	if err := prepare(k.informer, cache.Indexers{indexSite: siteIndex}, ks.onEvent); err != nil {
+		ks.mu.Unlock()
+		return nil, err
+	}
+	ks.byGK[gvk.GroupKind()] = k
+	ks.managed.Start(ks.stop)
+	ks.mu.Unlock()
+	return k, waitSynced(ctx, k)
+}
+
+func (ks *kinds) otherKind(ctx context.Context, gvk schema.GroupVersionKind, tweak dynamicinformer.TweakListOptionsFunc) (*kind, error) {
+	m, err := ks.mapping(gvk)
+	if err != nil {
+		return nil, err
+	}
+	k := &kind{gvk: m.GroupVersionKind, gvr: m.Resource, namespaced: m.Scope.Name() == meta.RESTScopeNameNamespace}
+	k.informer = dynamicinformer.NewFilteredDynamicInformer(ks.dyn, m.Resource, metav1.NamespaceAll, 0, cache.Indexers{}, tweak).Informer()
+	indexers := cache.Indexers{}
+	if gvk == gvkAgent {
+		indexers[indexInfraEnv] = infraEnvIndex
+	}
+	if err := prepare(k.informer, indexers, ks.onEvent); err != nil {
+		return nil, err
+	}
+	go k.informer.Run(ks.stop)
+	return k, waitSynced(ctx, k)
+}
+
+// prepare adds the indexes, drops managedFields from cached objects (the
+// engine never reads them; they are most of an object's size) and calls
+// onEvent on every change.
+func prepare(inf cache.SharedIndexInformer, indexers cache.Indexers, onEvent func(any)) error {
+	if len(indexers) > 0 {
+		if err := inf.AddIndexers(indexers); err != nil {
+			return err
+		}
+	}
+	if err := inf.SetTransform(func(obj any) (any, error) {
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			u.SetManagedFields(nil)
+		}
+		return obj, nil
+	}); err != nil {
+		return err
+	}
+	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    onEvent,
+		UpdateFunc: func(_, obj any) { onEvent(obj) },
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			onEvent(obj)
+		},
+	})
+	return err
+}
+
+func waitSynced(ctx context.Context, k *kind) error {
+	ctx, cancel := context.WithTimeout(ctx, cacheSyncTimeout)
+	defer cancel()
+	if !cache.WaitForCacheSync(ctx.Done(), k.informer.HasSynced) {
+		return fmt.Errorf("list %s from the hub: no answer within %s", k.gvr.Resource, cacheSyncTimeout)
+	}
+	return nil
+}
+
+func siteIndex(obj any) ([]string, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil, nil
+	}
+	if s := u.GetLabels()[LabelSite]; s != "" {
+		return []string{s}, nil
+	}
+	return nil, nil
+}
+
+// infraEnvIndex keys an Agent by the InfraEnv it registered through:
+// namespace/name.
+func infraEnvIndex(obj any) ([]string, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil, nil
+	}
+	if ie := u.GetLabels()[assisted.LabelInfraEnv]; ie != "" {
+		return []string{u.GetNamespace() + "/" + ie}, nil
+	}
+	return nil, nil
+}
+
+// all returns the managed kinds.
+func (ks *kinds) all() []*kind {
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
+	out := make([]*kind, 0, len(ks.byGK))
+	for _, k := range ks.byGK {
+		out = append(out, k)
+	}
+	return out
+}
+
+// lookup returns a managed kind already watched, or nil.
+func (ks *kinds) lookup(kindName string) *kind {
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
+	for gk, k := range ks.byGK {
+		if gk.Kind == kindName {
+			return k
+		}
+	}
+	return nil
+}
