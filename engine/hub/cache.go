@@ -116,6 +116,7 @@ var (
 	gvkAgent           = schema.GroupVersionKind{Group: "agent-install.openshift.io", Version: "v1beta1", Kind: KindAgent}
 	gvkClusterImageSet = schema.GroupVersionKind{Group: "hive.openshift.io", Version: "v1", Kind: KindClusterImageSet}
 	gvrSecret          = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	gvrNamespace       = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 )
 
 // start watches the rendered kinds the hub serves, Agents and

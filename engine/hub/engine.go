@@ -33,8 +33,9 @@ type Engine struct {
 	mu    sync.Mutex
 	sites map[string]*site
 	subs  map[*subscriber]struct{}
-	// seenSecrets are Secrets found present: a prerequisite once there is
-	// not asked for again.
+	// seenSecrets are Secrets ("namespace/name") and namespaces
+	// ("namespace name") found present: a prerequisite once there is not
+	// asked for again.
 	seenSecrets map[string]bool
 
 	ctx    context.Context

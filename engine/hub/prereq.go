@@ -44,7 +44,22 @@ var prerequisites = []prerequisite{
 // be there yet.
 func (e *Engine) checkPrerequisites(ctx context.Context, site string, objs []*desiredObject, created map[string]bool) (*problem, error) {
 	missing := map[string]bool{}
+	rendered := map[string]bool{}
 	for _, d := range objs {
+		if d.src.Kind == render.KindNamespace {
+			rendered[d.src.Name] = true
+		}
+	}
+	for _, d := range objs {
+		if ns := d.src.Namespace; d.kind.namespaced && ns != "" && !rendered[ns] {
+			ok, err := e.namespaceExists(ctx, ns)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				missing[fmt.Sprintf("Namespace %s (holds %s; the site does not render it)", ns, d.ref())] = true
+			}
+		}
 		for _, p := range prerequisites {
 			if d.src.Kind != p.kind {
 				continue
@@ -81,6 +96,32 @@ func (e *Engine) checkPrerequisites(ctx context.Context, site string, objs []*de
 	}
 	sort.Strings(list)
 	return &problem{reasonPrerequisiteMissing, fmt.Sprintf("site %s: missing on the hub: %s; siteops never creates these from the repository: create them on the hub and siteops goes on by itself", site, strings.Join(list, ", "))}, nil
+}
+
+// namespaceExists looks for a namespace the site does not render, once
+// per engine when it is there.
+func (e *Engine) namespaceExists(ctx context.Context, name string) (bool, error) {
+	key := "namespace " + name
+	e.mu.Lock()
+	seen := e.seenSecrets[key]
+	e.mu.Unlock()
+	if seen {
+		return true, nil
+	}
+	err := e.retry(ctx, func(ctx context.Context) error {
+		_, err := e.meta.Resource(gvrNamespace).Get(ctx, name, metav1.GetOptions{})
+		return err
+	})
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("look for Namespace %s: %w", name, err)
+	}
+	e.mu.Lock()
+	e.seenSecrets[key] = true
+	e.mu.Unlock()
+	return true, nil
 }
 
 func (e *Engine) secretExists(ctx context.Context, namespace, name string, newNamespace bool) (bool, error) {

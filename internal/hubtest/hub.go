@@ -158,6 +158,9 @@ func (h *Hub) config(token string) *rest.Config {
 		TLSClientConfig: rest.TLSClientConfig{CAData: h.pki.caPEM},
 		QPS:             1000,
 		Burst:           2000,
+		// The upstream CRDs use formats (ip, ipv6) the API server
+		// does not know and warns about on every request.
+		WarningHandler: rest.NoWarnings{},
 	}
 }
 
