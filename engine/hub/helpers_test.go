@@ -10,13 +10,7 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/siteops/siteops/engine"
@@ -43,12 +37,8 @@ const (
 var (
 	gvrCD   = schema.GroupVersionResource{Group: "hive.openshift.io", Version: "v1", Resource: "clusterdeployments"}
 	gvrACI  = schema.GroupVersionResource{Group: "extensions.hive.openshift.io", Version: "v1beta1", Resource: "agentclusterinstalls"}
-	gvrIE   = schema.GroupVersionResource{Group: "agent-install.openshift.io", Version: "v1beta1", Resource: "infraenvs"}
 	gvrBMH  = schema.GroupVersionResource{Group: "metal3.io", Version: "v1alpha1", Resource: "baremetalhosts"}
 	gvrAg   = schema.GroupVersionResource{Group: "agent-install.openshift.io", Version: "v1beta1", Resource: "agents"}
-	gvrCIS  = schema.GroupVersionResource{Group: "hive.openshift.io", Version: "v1", Resource: "clusterimagesets"}
-	gvrNS   = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
-	gvrCM   = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 	bundles struct {
 		once sync.Once
 		m    map[string]*render.Bundle
@@ -212,41 +202,16 @@ func waitStatus(t testing.TB, e *hub.Engine, site string, cond func(engine.SiteS
 	return last
 }
 
-// createPrerequisites makes what an operator puts on the hub before a
-// site: the ClusterImageSet and, in the site's namespace, the pull secret
-// and the BMC credentials the bundle names.
+// createPrerequisites makes the ClusterImageSet and the Secrets the
+// bundle names, in namespaces that must exist.
 func createPrerequisites(t testing.TB, cfg *rest.Config, b *render.Bundle) {
 	t.Helper()
-	ctx := testContext(t)
-	dyn := dynamic.NewForConfigOrDie(cfg)
-	cis := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "hive.openshift.io/v1", "kind": "ClusterImageSet",
-		"metadata": map[string]any{"name": imageSet},
-		"spec":     map[string]any{"releaseImage": "quay.io/openshift-release-dev/ocp-release:4.20.6-x86_64"},
-	}}
-	if _, err := dyn.Resource(gvrCIS).Create(ctx, cis, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := hubtest.CreatePrerequisites(testContext(t), cfg, b, false); err != nil {
 		t.Fatal(err)
-	}
-	cs := kubernetes.NewForConfigOrDie(cfg)
-	for _, o := range b.Objects {
-		var name string
-		switch o.Kind {
-		case render.KindClusterDeployment, render.KindInfraEnv:
-			name, _, _ = unstructured.NestedString(o.Content, "spec", "pullSecretRef", "name")
-		case render.KindBareMetalHost:
-			name, _, _ = unstructured.NestedString(o.Content, "spec", "bmc", "credentialsName")
-		}
-		if name == "" {
-			continue
-		}
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: o.Namespace}, StringData: map[string]string{"k": "v"}}
-		if _, err := cs.CoreV1().Secrets(o.Namespace).Create(ctx, s, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
-		}
 	}
 }
 
-// applyInstalled applies the bundle, puts the prerequisites in place
+// applyAll applies the bundle, puts the prerequisites in place
 // once the engine asks for them, and waits until every object is there.
 func applyAll(t testing.TB, e *hub.Engine, cfg *rest.Config, b *render.Bundle, rev string) engine.SiteStatus {
 	t.Helper()

@@ -8,13 +8,9 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
 	"github.com/siteops/siteops/engine"
@@ -109,43 +105,14 @@ func prepareHub(t *testing.T, ctx context.Context, h *hubtest.Hub, dir string) {
 	if err != nil || fleet.Problems.HasErrors() {
 		t.Fatalf("load %s: %v %v", dir, err, fleet.Problems)
 	}
-	cs := kubernetes.NewForConfigOrDie(h.Config())
-	dyn := dynamic.NewForConfigOrDie(h.Config())
 	r := render.New()
 	for _, s := range fleet.Sites {
 		b, ps := r.Render(s)
 		if ps.HasErrors() {
 			t.Fatal(ps)
 		}
-		for _, o := range b.Objects {
-			var secret, imageSet string
-			switch o.Kind {
-			case render.KindNamespace:
-				_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: o.Name}}, metav1.CreateOptions{})
-				if err != nil && !apierrors.IsAlreadyExists(err) {
-					t.Fatal(err)
-				}
-			case render.KindClusterDeployment, render.KindInfraEnv:
-				secret, _, _ = unstructured.NestedString(o.Content, "spec", "pullSecretRef", "name")
-			case render.KindBareMetalHost:
-				secret, _, _ = unstructured.NestedString(o.Content, "spec", "bmc", "credentialsName")
-			case render.KindAgentClusterInstall:
-				imageSet, _, _ = unstructured.NestedString(o.Content, "spec", "imageSetRef", "name")
-			}
-			if secret != "" {
-				_, err := cs.CoreV1().Secrets(o.Namespace).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: secret}, StringData: map[string]string{"k": "v"}}, metav1.CreateOptions{})
-				if err != nil && !apierrors.IsAlreadyExists(err) {
-					t.Fatal(err)
-				}
-			}
-			if imageSet != "" {
-				u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "hive.openshift.io/v1", "kind": "ClusterImageSet",
-					"metadata": map[string]any{"name": imageSet}, "spec": map[string]any{"releaseImage": "quay.io/openshift-release-dev/ocp-release:4.20.6-x86_64"}}}
-				_, err := dyn.Resource(schema.GroupVersionResource{Group: "hive.openshift.io", Version: "v1", Resource: "clusterimagesets"}).Create(ctx, u, metav1.CreateOptions{})
-				if err != nil && !apierrors.IsAlreadyExists(err) {
-					t.Fatal(err)
-				}
-			}
+		if err := hubtest.CreatePrerequisites(ctx, h.Config(), b, true); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
