@@ -5,28 +5,26 @@ import (
 	"time"
 )
 
+// Bounds are how long a site may wait before it needs attention, in the
+// engine's time. A bound of zero or less is off.
+type Bounds struct {
+	// StuckAfter: no host registered this long after the site was
+	// applied (or last moved). assisted-service itself never gives up on
+	// a host that does not register; the default is the longest host
+	// stage timeout before the cluster operators (internal/host/config.go:
+	// 90 minutes waiting for the control plane).
+	StuckAfter time.Duration
+	// NoProgressAfter: an installation that made no progress this long.
+	// The same 90 minutes: every host stage but the last ones times out
+	// within it upstream, so a longer silence is not a slow stage.
+	NoProgressAfter time.Duration
+}
+
+// DefaultBounds are the bounds the loop uses unless told otherwise.
+var DefaultBounds = Bounds{StuckAfter: 90 * time.Minute, NoProgressAfter: 90 * time.Minute}
+
 // ErrNotFound is returned for a site the engine does not hold.
 var ErrNotFound = errors.New("no such site")
-
-// Phase is the one-word summary of a site's installation.
-type Phase string
-
-// The phases of a site, in the order a site normally goes through them.
-const (
-	// PhasePending: applied, the hosts are not discovered yet or the
-	// installation waits for its requirements.
-	PhasePending Phase = "Pending"
-	// PhasePolicyFailed: the loop did not apply the site because a deny
-	// policy finding blocks it (set by the loop, never by an engine).
-	PhasePolicyFailed Phase = "PolicyFailed"
-	// PhaseProvisioning: hosts are booting the discovery image,
-	// registering and being validated.
-	PhaseProvisioning Phase = "Provisioning"
-	PhaseInstalling   Phase = "Installing"
-	PhaseInstalled    Phase = "Installed"
-	PhaseFailed       Phase = "Failed"
-	PhaseDeleting     Phase = "Deleting"
-)
 
 // Condition is a Kubernetes-style condition as the upstream controllers
 // write it. LastTransitionTime is virtual time.
@@ -124,13 +122,25 @@ const MaxEvents = 20
 type SiteStatus struct {
 	Site  string `json:"site"`
 	Phase Phase  `json:"phase"`
+	// Reason says in one word why the site needs attention, or names a
+	// deliberate wait; empty while the site moves on by itself.
+	Reason Reason `json:"reason,omitempty"`
 	// Message says in one sentence why the site is in its phase, and what
 	// to do when it is stuck.
 	Message string `json:"message,omitempty"`
-	// Revision is the revision of the bundle last applied.
-	Revision  string           `json:"revision,omitempty"`
-	Cluster   ClusterStatus    `json:"cluster"`
-	Hosts     []HostStatus     `json:"hosts,omitempty"`
-	Resources []ResourceStatus `json:"resources,omitempty"`
-	Events    []Event          `json:"events,omitempty"`
+	// Revision is the revision of the bundle the engine accepted last:
+	// the one it installs.
+	Revision string `json:"revision,omitempty"`
+	// RefusedRevision is the latest revision the engine refused, whole or
+	// in part, while it keeps Revision; empty once a revision is taken
+	// whole.
+	RefusedRevision string `json:"refusedRevision,omitempty"`
+	// LastProgressAt is when the installation last moved (a host
+	// registered or changed status or stage, the cluster changed status
+	// or percent), in the engine's time.
+	LastProgressAt *time.Time       `json:"lastProgressAt,omitempty"`
+	Cluster        ClusterStatus    `json:"cluster"`
+	Hosts          []HostStatus     `json:"hosts,omitempty"`
+	Resources      []ResourceStatus `json:"resources,omitempty"`
+	Events         []Event          `json:"events,omitempty"`
 }

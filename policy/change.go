@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/engine/assisted"
 	"github.com/siteops/siteops/policy/report"
 	"github.com/siteops/siteops/sites"
 )
@@ -58,30 +60,19 @@ const (
 	RuleDeletionBudget = "change.deletion-budget"
 )
 
-// The installation status that makes a site's fields immutable: the
-// phase the loop writes to status/<site>.yaml, or the assisted-service
-// cluster state (assisted-engine.md §2.1), once the installation was
-// triggered.
-var (
-	startedPhases        = []string{"Installing", "Installed", "Failed"}
-	startedClusterStates = []string{"preparing-for-installation", "installing", "installing-pending-user-action",
-		"finalizing", "installed", "error", "adding-hosts"}
-	// startedHostStates are the host states (assisted-engine.md §1.1) from
-	// the preparation of the installation on.
-	startedHostStates = []string{"preparing-for-installation", "preparing-successful", "installing",
-		"installing-in-progress", "installing-pending-user-action", "installed", "added-to-existing-cluster", "error"}
-)
-
 // InstallStarted reports whether a site whose status has this phase and
-// cluster state has started installing: phase Installing, Installed or
-// Failed, or a cluster state from preparing-for-installation on.
+// cluster state has started installing: a phase from Installing on, or a
+// cluster state from preparing-for-installation on. From then on its
+// immutable fields may not change.
 func InstallStarted(phase, clusterState string) bool {
-	return slices.Contains(startedPhases, phase) || slices.Contains(startedClusterStates, clusterState)
+	return engine.Phase(phase).Started() || assisted.ClusterStatus(clusterState).In(assisted.ClusterStartedStatuses...)
 }
 
 // HostInstallStarted reports whether a host in this assisted-service state
 // has started installing.
-func HostInstallStarted(state string) bool { return slices.Contains(startedHostStates, state) }
+func HostInstallStarted(state string) bool {
+	return assisted.HostStatus(state).In(assisted.HostStartedStatuses...)
+}
 
 // DeletionBudget is how many sites one change may delete without being
 // marked as intended: 10 % of the fleet before the change, at least 5.

@@ -29,9 +29,11 @@ type record struct {
 	// to, root-relative.
 	deps []string
 
-	// hash and applied are the bundle hash and revision last applied;
-	// empty when the engine has never been given the site.
-	hash, applied string
+	// hash and applied are the bundle hash and revision last handed to
+	// the engine; empty when the engine has never been given the site.
+	// engineRevision is the revision the engine last reported it
+	// installs, which is older than applied when the engine refused it.
+	hash, applied, engineRevision string
 	// observed is the revision of the last pass that evaluated the site.
 	observed string
 	// findings are those of the observed revision.
@@ -41,15 +43,51 @@ type record struct {
 	// why, in one sentence.
 	blocked bool
 	message string
+	// reason is the loop's reason for a blocked or orphaned site, and
+	// blockedAs the phase a blocked site shows (Invalid, PolicyFailed; ""
+	// keeps the engine's phase).
+	reason    engine.Reason
+	blockedAs engine.Phase
 	// orphaned is set for a site that is no longer in the repository and
 	// was not deleted; deleting for one the engine is tearing down.
 	orphaned, deleting bool
 
-	// phase is the phase the last written document showed; seen what
-	// was last logged of the site's progress.
-	phase engine.Phase
-	seen  seen
+	// phase is the phase the last written document showed, attention
+	// whether its reason needs a person; seen what was last logged of the
+	// site's progress.
+	phase     engine.Phase
+	attention bool
+	seen      seen
 }
+
+// kept is the revision the engine keeps for the site, as far as the loop
+// knows.
+func (r *record) kept() string {
+	if r.engineRevision != "" {
+		return r.engineRevision
+	}
+	return r.applied
+}
+
+// block marks the record's observed revision as not applied: the site
+// shows phase as (or the engine's phase when ""), with reason and
+// message.
+func (r *record) block(as engine.Phase, reason engine.Reason, message string) {
+	r.blocked, r.blockedAs, r.reason, r.message = true, as, reason, message
+}
+
+// unblock clears what block set, once a revision of the site applied.
+func (r *record) unblock() {
+	r.blocked, r.blockedAs, r.reason, r.message = false, "", "", ""
+}
+
+// orphan marks the record as no longer in the repository and not
+// deleted, with reason and message; unorphan clears it.
+func (r *record) orphan(reason engine.Reason, message string) {
+	r.orphaned, r.reason, r.message = true, reason, message
+}
+
+func (r *record) unorphan() { r.orphaned, r.reason, r.message = false, "", "" }
 
 // index is the loop's memory of the fleet, and the dependency index that
 // maps a changed path to the sites and units it concerns.

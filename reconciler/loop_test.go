@@ -134,7 +134,7 @@ func waitStatus(t *testing.T, srv *gittest.Server, what string, ok func(map[stri
 func summarize(docs map[string]status.Document) string {
 	var b strings.Builder
 	for name, d := range docs {
-		b.WriteString("\n  " + name + ": " + string(d.Phase) + " observed " + short(d.ObservedRevision) + " applied " + short(d.Revision) + ": " + d.Message)
+		b.WriteString("\n  " + name + ": " + string(d.Phase) + "/" + string(d.Reason) + " observed " + source.ShortRevision(d.ObservedRevision) + " applied " + source.ShortRevision(d.Revision) + ": " + d.Message)
 	}
 	return b.String()
 }
@@ -184,7 +184,7 @@ func TestRunInstallsTheFleetAndARestartReinstallsNothing(t *testing.T) {
 	head := srv.Head(t, "fleet.git", "main")
 	readme := srv.Files(t, "fleet.git", head, "status/README.md")["status/README.md"]
 	for _, name := range exampleSites {
-		if !strings.Contains(readme, "| ["+name+"]("+name+".yaml) | Installed | 100% |") {
+		if !strings.Contains(readme, "| ["+name+"]("+name+".yaml) | Installed |  | 100% |") {
 			t.Errorf("README.md has no Installed row for %s:\n%s", name, readme)
 		}
 	}
@@ -222,7 +222,7 @@ func TestRunInstallsTheFleetAndARestartReinstallsNothing(t *testing.T) {
 	for _, name := range exampleSites {
 		if d := docs[name]; d.Revision != seed || d.ObservedRevision != added || d.Phase != engine.PhaseInstalled {
 			t.Errorf("%s: applied %s, observed %s, %s; want applied %s (not again), observed %s, Installed",
-				name, short(d.Revision), short(d.ObservedRevision), d.Phase, short(seed), short(added))
+				name, source.ShortRevision(d.Revision), source.ShortRevision(d.ObservedRevision), d.Phase, source.ShortRevision(seed), source.ShortRevision(added))
 		}
 	}
 	if n := counter(t, third.loop, "siteops_reconcile_sites_applied_total"); n != 1 {
@@ -356,8 +356,8 @@ func TestABrokenRevisionKeepsTheLastGoodState(t *testing.T) {
 		return docs["marlow-sno-01"].ObservedRevision == broken
 	})
 	d := docs["marlow-sno-01"]
-	if d.Phase != engine.PhasePolicyFailed || d.Revision != seed || !strings.Contains(d.Message, "not applied") || !strings.Contains(d.Message, short(seed)) {
-		t.Errorf("marlow-sno-01 after a broken revision: %s, applied %s: %s", d.Phase, short(d.Revision), d.Message)
+	if d.Phase != engine.PhaseInvalid || d.Reason != engine.ReasonLoadFailed || d.Revision != seed || !strings.Contains(d.Message, "not applied") || !strings.Contains(d.Message, source.ShortRevision(seed)) {
+		t.Errorf("marlow-sno-01 after a broken revision: %s, applied %s: %s", d.Phase, source.ShortRevision(d.Revision), d.Message)
 	}
 	if len(d.Findings) == 0 || d.Findings[0].Rule != "site.load" || d.Findings[0].Pos.File != "marlow-sno.yaml" {
 		t.Errorf("marlow-sno-01 findings = %+v, want site.load in marlow-sno.yaml", d.Findings)
@@ -383,7 +383,7 @@ func TestABrokenRevisionKeepsTheLastGoodState(t *testing.T) {
 		return true
 	})
 	for _, name := range exampleSites {
-		if d := docs[name]; d.Phase != engine.PhasePolicyFailed || d.Orphaned {
+		if d := docs[name]; d.Phase != engine.PhaseInvalid || d.Reason != engine.ReasonLoadFailed || d.Orphaned {
 			t.Errorf("%s after a broken kustomization: %s orphaned=%v: %s", name, d.Phase, d.Orphaned, d.Message)
 		}
 	}
@@ -414,7 +414,7 @@ func TestADenyFindingBlocksOnlyItsSite(t *testing.T) {
 	})
 	k := docs["kestrel-3n-01"]
 	if k.Phase != engine.PhasePolicyFailed || k.Revision != seed || !strings.Contains(k.Message, "ztp.network.vip-in-machine-network") {
-		t.Errorf("kestrel-3n-01: %s, applied %s: %s", k.Phase, short(k.Revision), k.Message)
+		t.Errorf("kestrel-3n-01: %s, applied %s: %s", k.Phase, source.ShortRevision(k.Revision), k.Message)
 	}
 	found := false
 	for _, f := range k.Findings {
@@ -432,7 +432,7 @@ func TestADenyFindingBlocksOnlyItsSite(t *testing.T) {
 		t.Errorf("tidewater-ds-01 is blocked too: %s", tw.Message)
 	}
 	if m := docs["marlow-sno-01"]; m.ObservedRevision != seed || m.Phase != engine.PhaseInstalled {
-		t.Errorf("marlow-sno-01: %s observed %s; a site the commit did not touch changed", m.Phase, short(m.ObservedRevision))
+		t.Errorf("marlow-sno-01: %s observed %s; a site the commit did not touch changed", m.Phase, source.ShortRevision(m.ObservedRevision))
 	}
 }
 
@@ -693,8 +693,11 @@ func TestAnApplyThatFailsSaysWhy(t *testing.T) {
 	eng.failApply.Store(true)
 	writeFile(t, fleet, "sitea.yaml", strings.Replace(read(t, filepath.Join(fleet, "sitea.yaml")), "region: north", "region: north-2", 1))
 	docs := waitDirStatus(t, statusDir, "sitea blocked", func(docs map[string]status.Document) bool {
-		return docs[names[0]].Phase == engine.PhasePolicyFailed
+		return docs[names[0]].Reason == engine.ReasonEngineError
 	})
+	if p := docs[names[0]].Phase; p != engine.PhaseInstalled {
+		t.Errorf("sitea's phase %s; an apply that fails leaves the engine's phase", p)
+	}
 	if m := docs[names[0]].Message; !strings.Contains(m, "(the hub refuses the bundle)") || !strings.Contains(m, "The engine keeps revision") {
 		t.Errorf("sitea's message: %q, want the engine's reason and the revision it keeps", m)
 	}

@@ -14,6 +14,7 @@ type metrics struct {
 	passErrors     prometheus.Counter
 	sitesApplied   prometheus.Counter
 	sitesPerPhase  *prometheus.GaugeVec
+	sitesAttention *prometheus.GaugeVec
 	findings       *prometheus.GaugeVec
 	lastRevision   *prometheus.GaugeVec
 	lastSuccess    prometheus.Gauge
@@ -48,6 +49,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "siteops_sites",
 			Help: "Sites by phase, as last reported (status documents follow within the status interval).",
 		}, []string{"phase"}),
+		sitesAttention: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "siteops_sites_attention",
+			Help: "Sites that need a person, by reason (docs/status.md says what to do about each).",
+		}, []string{"reason"}),
 		findings: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "siteops_policy_findings",
 			Help: "Policy findings of the observed revision, by rule and severity (waived findings included).",
@@ -74,24 +79,27 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}),
 	}
 	for _, c := range []prometheus.Collector{m.passDuration, m.passErrors, m.sitesApplied, m.sitesPerPhase,
-		m.findings, m.lastRevision, m.lastSuccess, m.statusWrites, m.statusErrors, m.webhookRefused} {
+		m.sitesAttention, m.findings, m.lastRevision, m.lastSuccess, m.statusWrites, m.statusErrors, m.webhookRefused} {
 		reg.MustRegister(c)
 	}
-	for _, p := range phases {
-		m.sitesPerPhase.WithLabelValues(string(p)).Set(0)
-	}
+	m.setPhases(nil)
+	m.setAttention(nil)
 	return m
 }
 
-// phases are the values of the phase label, all present so that a query
-// sees zeros rather than gaps.
-var phases = []engine.Phase{engine.PhasePending, engine.PhasePolicyFailed, engine.PhaseProvisioning,
-	engine.PhaseInstalling, engine.PhaseInstalled, engine.PhaseFailed, engine.PhaseDeleting}
-
-// setPhases publishes the number of sites per phase.
+// setPhases publishes the number of sites per phase, every phase present
+// so that a query sees zeros rather than gaps.
 func (m *metrics) setPhases(count map[engine.Phase]int) {
-	for _, p := range phases {
+	for _, p := range engine.Phases() {
 		m.sitesPerPhase.WithLabelValues(string(p)).Set(float64(count[p]))
+	}
+}
+
+// setAttention publishes the number of sites that need a person per
+// reason, every such reason present.
+func (m *metrics) setAttention(count map[engine.Reason]int) {
+	for _, r := range engine.AttentionReasons() {
+		m.sitesAttention.WithLabelValues(string(r)).Set(float64(count[r]))
 	}
 }
 

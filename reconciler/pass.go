@@ -161,9 +161,9 @@ func (l *Loop) apply(ctx context.Context, snap source.Snapshot, w *work, steps *
 		r.observed, r.findings = rev, byName[name]
 		switch deny := denies(r.findings); {
 		case lo.bundle == nil:
-			r.blocked, r.message = true, blockedMessage(rev, "the site does not render", r.findings, r.applied)
+			r.block(engine.PhaseInvalid, engine.ReasonRenderFailed, blockedMessage(rev, "the site does not render", r.findings, r.kept()))
 		case len(deny) > 0:
-			r.blocked, r.message = true, blockedMessage(rev, fmt.Sprintf("%d deny finding(s) block it", len(deny)), deny, r.applied)
+			r.block(engine.PhasePolicyFailed, engine.ReasonPolicyDenied, blockedMessage(rev, fmt.Sprintf("%d deny finding(s) block it", len(deny)), deny, r.kept()))
 		default:
 			if r.hash != lo.hash || !l.engineHas(ctx, name) {
 				toApply = append(toApply, lo)
@@ -207,7 +207,7 @@ func (l *Loop) apply(ctx context.Context, snap source.Snapshot, w *work, steps *
 		r := l.ix.sites[name]
 		if fs := byName[name]; len(denies(fs)) > 0 || hasErrorAbout(res.problems, r) {
 			r.observed, r.findings = rev, fs
-			r.blocked, r.message = true, blockedMessage(rev, "the site no longer loads", denies(fs), r.applied)
+			r.block(engine.PhaseInvalid, engine.ReasonLoadFailed, blockedMessage(rev, "the site no longer loads", denies(fs), r.kept()))
 			touched[name] = struct{}{}
 			continue
 		}
@@ -294,7 +294,8 @@ func (l *Loop) applyAll(ctx context.Context, rev string, todo []*loaded) error {
 					l.o.logger.Error("apply failed", "site", lo.rec.name, "revision", rev, "error", err)
 				} else {
 					l.mu.Lock()
-					lo.rec.hash, lo.rec.applied, lo.rec.blocked, lo.rec.message = lo.hash, rev, false, ""
+					lo.rec.hash, lo.rec.applied = lo.hash, rev
+					lo.rec.unblock()
 					delete(l.fleet.applyRetry, lo.rec.name)
 					l.mu.Unlock()
 					l.m.sitesApplied.Inc()
@@ -317,11 +318,11 @@ func (l *Loop) applyAll(ctx context.Context, rev string, todo []*loaded) error {
 	l.mu.Lock()
 	for name, err := range failed {
 		r := l.ix.sites[name]
-		r.blocked = true
-		r.message = fmt.Sprintf("Revision %s could not be handed to the engine (%v); it is tried again at the next revision.", short(rev), err)
-		if r.applied != "" {
-			r.message += fmt.Sprintf(" The engine keeps revision %s.", short(r.applied))
+		msg := fmt.Sprintf("Revision %s could not be handed to the engine (%v); it is tried again at the next revision.", source.ShortRevision(rev), err)
+		if r.kept() != "" {
+			msg += fmt.Sprintf(" The engine keeps revision %s.", source.ShortRevision(r.kept()))
 		}
+		r.block("", engine.ReasonEngineError, msg)
 		l.fleet.applyRetry[name] = struct{}{}
 	}
 	l.mu.Unlock()
@@ -358,7 +359,7 @@ func hasErrorAbout(problems sites.Problems, r *record) bool {
 // what the engine keeps.
 func blockedMessage(rev, why string, findings []report.Finding, applied string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Revision %s is not applied: %s", short(rev), why)
+	fmt.Fprintf(&b, "Revision %s is not applied: %s", source.ShortRevision(rev), why)
 	if len(findings) > 0 {
 		f := findings[0]
 		fmt.Fprintf(&b, " (%s: %s: %s", f.Pos, f.Rule, strings.TrimSuffix(f.Message, "."))
@@ -369,7 +370,7 @@ func blockedMessage(rev, why string, findings []report.Finding, applied string) 
 	}
 	b.WriteString(". ")
 	if applied != "" {
-		fmt.Fprintf(&b, "The engine keeps revision %s. ", short(applied))
+		fmt.Fprintf(&b, "The engine keeps revision %s. ", source.ShortRevision(applied))
 	} else {
 		b.WriteString("Nothing was applied yet. ")
 	}
@@ -387,14 +388,6 @@ func blockedRemedy(findings []report.Finding) string {
 	}
 	b.WriteString("Push a commit that mends what the findings of this document list (a rule that can be waived takes a siteops.io/waive annotation with a reason); the next revision is applied then.")
 	return b.String()
-}
-
-// short shortens a commit id for messages; other revisions stay whole.
-func short(rev string) string {
-	if len(rev) == 40 && strings.Trim(rev, "0123456789abcdef") == "" {
-		return rev[:12]
-	}
-	return rev
 }
 
 // route gives each finding to the sites it concerns: the site it names,

@@ -11,7 +11,8 @@ import (
 
 // Each site's progress is logged as the engine reports it, whether or not
 // a status write follows: a phase change at info level, with the site's
-// message, and the cluster's installation percent every progressStep.
+// message, the cluster's installation percent every progressStep, and a
+// reason that needs a person at warn level when it appears.
 
 // progressStep is the step, in percent, at which installation progress
 // is logged.
@@ -19,8 +20,9 @@ const progressStep = 25
 
 // seen is what was last logged of a site.
 type seen struct {
-	phase engine.Phase
-	step  int
+	phase  engine.Phase
+	reason engine.Reason
+	step   int
 }
 
 // observe logs what changed in a site's document since it was last
@@ -29,8 +31,16 @@ func (l *Loop) observe(r *record, doc *status.Document) {
 	step := doc.Cluster.Percent / progressStep
 	l.mu.Lock()
 	last := r.seen
-	r.seen = seen{phase: doc.Phase, step: step}
+	r.seen = seen{phase: doc.Phase, reason: doc.Reason, step: step}
 	l.mu.Unlock()
+	switch {
+	case doc.Reason != last.reason && doc.Reason.NeedsAttention():
+		l.o.logger.Warn("site needs attention", "site", r.name, "revision", r.observed, "phase", string(doc.Phase),
+			"reason", string(doc.Reason), "summary", doc.Reason.Summary(), "message", doc.Message)
+	case doc.Reason != last.reason && last.reason.NeedsAttention():
+		l.o.logger.Info("site no longer needs attention", "site", r.name, "revision", r.observed, "phase", string(doc.Phase),
+			"was", string(last.reason), "message", doc.Message)
+	}
 	switch {
 	case doc.Phase != last.phase:
 		l.o.logger.Info("site "+strings.ToLower(string(doc.Phase)), "site", r.name, "revision", r.observed,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/policy"
+	"github.com/siteops/siteops/reconciler/source"
 	"github.com/siteops/siteops/sites"
 )
 
@@ -48,12 +49,14 @@ func (l *Loop) remove(ctx context.Context, rev string, removed []string, hold st
 	l.mu.RUnlock()
 	budget := policy.DeletionBudget(fleetSize)
 	var why string
+	reason := engine.ReasonOrphaned
 	switch {
 	case hold != "":
 		why = hold
 	case !l.o.prune:
 		why = "pruning is off (siteops run --prune)"
 	case len(held) > budget:
+		reason = engine.ReasonOverDeletionBudget
 		why = fmt.Sprintf("%d sites were removed at once, over the deletion budget of %d for a fleet of %d", len(held), budget, fleetSize)
 		l.o.logger.Warn("removed sites over the deletion budget are kept", "revision", rev, "removed", len(held), "budget", budget)
 	}
@@ -61,14 +64,14 @@ func (l *Loop) remove(ctx context.Context, rev string, removed []string, hold st
 		l.mu.Lock()
 		r := l.ix.sites[name]
 		l.ix.unlink(r)
-		r.unit, r.source, r.generator, r.deps, r.blocked, r.findings, r.observed = "", "", "", nil, false, nil, rev
+		r.unit, r.source, r.generator, r.deps, r.findings, r.observed = "", "", "", nil, nil, rev
+		r.unblock()
 		if why != "" {
-			r.orphaned = true
-			r.message = fmt.Sprintf("The site is no longer defined at revision %s and was not deleted: %s. The engine keeps revision %s.", short(rev), why, short(r.applied))
+			r.orphan(reason, fmt.Sprintf("The site is no longer defined at revision %s and was not deleted: %s. The engine keeps revision %s.", source.ShortRevision(rev), why, source.ShortRevision(r.kept())))
 			l.mu.Unlock()
 			continue
 		}
-		r.orphaned, r.message = false, ""
+		r.unorphan()
 		l.mu.Unlock()
 		if err := l.eng.Delete(ctx, name); err != nil {
 			if ctx.Err() != nil {
@@ -79,8 +82,7 @@ func (l *Loop) remove(ctx context.Context, rev string, removed []string, hold st
 			// its deletion is tried again at the next pass.
 			l.o.logger.Error("delete failed; the site stays installed and is deleted at the next pass", "site", name, "revision", rev, "error", err)
 			l.mu.Lock()
-			r.orphaned = true
-			r.message = fmt.Sprintf("The site is no longer defined at revision %s; the engine could not delete it (%v). It is tried again at the next revision; the engine keeps revision %s.", short(rev), err, short(r.applied))
+			r.orphan(engine.ReasonOrphaned, fmt.Sprintf("The site is no longer defined at revision %s; the engine could not delete it (%v). It is tried again at the next revision; the engine keeps revision %s.", source.ShortRevision(rev), err, source.ShortRevision(r.kept())))
 			l.fleet.deleteRetry[name] = struct{}{}
 			l.mu.Unlock()
 			continue

@@ -3,6 +3,7 @@ package reconciler
 import (
 	"context"
 	"errors"
+	"github.com/siteops/siteops/reconciler/source"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +30,7 @@ func TestRemovedSitesAreOrphanedOrPruned(t *testing.T) {
 		return docs["tidewater-ds-01"].Orphaned
 	})
 	if d := docs["tidewater-ds-01"]; d.Phase != engine.PhaseInstalled || !strings.Contains(d.Message, "--prune") || d.ObservedRevision != rev {
-		t.Errorf("orphaned tidewater-ds-01: %s observed %s: %s", d.Phase, short(d.ObservedRevision), d.Message)
+		t.Errorf("orphaned tidewater-ds-01: %s observed %s: %s", d.Phase, source.ShortRevision(d.ObservedRevision), d.Message)
 	}
 	r.stop()
 

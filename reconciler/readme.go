@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/reconciler/source"
 	"github.com/siteops/siteops/reconciler/status"
 )
 
@@ -16,7 +17,7 @@ import (
 // per site linking to its document.
 
 // readmeColumns are the columns of the fleet table.
-var readmeColumns = []string{"site", "phase", "cluster", "hosts", "revision", "message"}
+var readmeColumns = []string{"site", "phase", "reason", "cluster", "hosts", "revision", "message"}
 
 // maxMessage bounds a message in the table; the document has it whole.
 const maxMessage = 160
@@ -24,7 +25,7 @@ const maxMessage = 160
 // readmeRow is a site's row of the fleet table.
 func readmeRow(doc *status.Document) string {
 	name := cell(doc.Site)
-	if file, ok := statusFile(doc.Site); ok {
+	if file, ok := status.FileName(doc.Site); ok {
 		name = fmt.Sprintf("[%s](%s)", cell(doc.Site), file)
 	}
 	phase := string(doc.Phase)
@@ -35,8 +36,8 @@ func readmeRow(doc *status.Document) string {
 	if r := []rune(msg); len(r) > maxMessage {
 		msg = string(r[:maxMessage-1]) + "…"
 	}
-	return fmt.Sprintf("| %s | %s | %d%% | %d | %s | %s |\n", name, phase, doc.Cluster.Percent, len(doc.Hosts),
-		cell(short(doc.Revision)), cell(msg))
+	return fmt.Sprintf("| %s | %s | %s | %d%% | %d | %s | %s |\n", name, phase, cell(string(doc.Reason)), doc.Cluster.Percent,
+		len(doc.Hosts), cell(source.ShortRevision(doc.Revision)), cell(msg))
 }
 
 // cell makes text safe in a Markdown table cell.
@@ -51,11 +52,14 @@ func (l *Loop) readme() []byte {
 	l.mu.RLock()
 	problems := l.fleet.problems
 	count := map[engine.Phase]int{}
-	orphaned := 0
+	orphaned, attention := 0, 0
 	for _, r := range l.ix.sites {
 		count[r.phase]++
 		if r.orphaned {
 			orphaned++
+		}
+		if r.attention {
+			attention++
 		}
 	}
 	l.mu.RUnlock()
@@ -66,13 +70,16 @@ func (l *Loop) readme() []byte {
 	// commit. Each row names the revision its site reflects.
 	b.WriteString("Written by siteops: one document per site (`<site>.yaml`), described in docs/status.md.\n\n")
 	b.WriteString("| phase | sites |\n| --- | ---: |\n")
-	for _, p := range phases {
+	for _, p := range engine.Phases() {
 		if count[p] > 0 {
 			fmt.Fprintf(&b, "| %s | %d |\n", p, count[p])
 		}
 	}
 	if orphaned > 0 {
 		fmt.Fprintf(&b, "| orphaned | %d |\n", orphaned)
+	}
+	if attention > 0 {
+		fmt.Fprintf(&b, "| needs attention | %d |\n", attention)
 	}
 	if len(problems) > 0 {
 		b.WriteString("\n## Problems that concern no site\n\n")

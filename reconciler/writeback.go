@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/siteops/siteops/engine"
-	"github.com/siteops/siteops/internal/tomap"
-	"github.com/siteops/siteops/internal/yamlenc"
 	"github.com/siteops/siteops/reconciler/status"
 )
 
@@ -33,19 +31,6 @@ func newWriteback() *writeback {
 	return &writeback{docs: map[string][]byte{}, rows: map[string]string{}}
 }
 
-// ReadmeFile is the fleet table in the status directory.
-const ReadmeFile = "README.md"
-
-// statusFile is the name of a site's document in the status directory.
-// A name that could leave the directory or hide in it has none.
-func statusFile(site string) (string, bool) {
-	if site == "" || strings.ContainsAny(site, `/\`) || strings.HasPrefix(site, ".") || strings.ContainsRune(site, 0) ||
-		site == strings.TrimSuffix(ReadmeFile, ".md") {
-		return "", false
-	}
-	return site + ".yaml", true
-}
-
 // document builds the status document of one site. It reports false for
 // a site that is gone: deleted by the engine, or never applied and no
 // longer defined.
@@ -58,25 +43,20 @@ func (l *Loop) document(ctx context.Context, r *record) (status.Document, bool) 
 		}
 		st = engine.SiteStatus{Site: r.name, Phase: engine.PhasePending}
 	case err != nil:
-		st = engine.SiteStatus{Site: r.name, Phase: r.phase, Message: "The engine could not report the site: " + err.Error()}
+		st = engine.SiteStatus{Site: r.name, Phase: r.phase, Reason: engine.ReasonEngineError,
+			Message: "The engine could not report the site: " + err.Error()}
 	}
 	doc := status.Document{SiteStatus: st, ObservedRevision: r.observed, Orphaned: r.orphaned, Findings: r.findings}
 	switch {
 	case r.blocked:
-		doc.Phase, doc.Message = engine.PhasePolicyFailed, r.message
+		if r.blockedAs != "" {
+			doc.Phase = r.blockedAs
+		}
+		doc.Reason, doc.Message = r.reason, r.message
 	case r.orphaned:
-		doc.Message = r.message
+		doc.Reason, doc.Message = r.reason, r.message
 	}
 	return doc, true
-}
-
-// encodeDocument writes a document as YAML, keys sorted.
-func encodeDocument(doc *status.Document) ([]byte, error) {
-	v, err := tomap.Convert(doc)
-	if err != nil {
-		return nil, err
-	}
-	return yamlenc.Marshal(v)
 }
 
 // writeStatus brings the documents of the named sites up to date and,
@@ -113,12 +93,12 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 			continue
 		}
 		l.observe(r, &doc)
-		if doc.Phase != r.phase {
+		if attention := status.NeedsAttention(&doc); doc.Phase != r.phase || doc.Revision != r.engineRevision || attention != r.attention {
 			l.mu.Lock()
-			r.phase = doc.Phase
+			r.phase, r.engineRevision, r.attention = doc.Phase, doc.Revision, attention
 			l.mu.Unlock()
 		}
-		data, err := encodeDocument(&doc)
+		data, err := status.Encode(&doc)
 		if err != nil {
 			return false, fmt.Errorf("encode the status of %s: %w", name, err)
 		}
@@ -138,11 +118,11 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 	}
 	files := make(map[string][]byte, len(wb.docs)+1)
 	for name, data := range wb.docs {
-		if file, ok := statusFile(name); ok {
+		if file, ok := status.FileName(name); ok {
 			files[file] = data
 		}
 	}
-	files[ReadmeFile] = readme
+	files[status.ReadmeFile] = readme
 	l.mu.RLock()
 	rev := l.fleet.revision
 	l.mu.RUnlock()
@@ -163,6 +143,7 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 // publish updates the metrics that count sites and findings.
 func (l *Loop) publish() {
 	phase := map[engine.Phase]int{}
+	attention := map[engine.Reason]int{}
 	findings := map[[2]string]int{}
 	l.mu.RLock()
 	for _, r := range l.ix.sites {
@@ -171,6 +152,9 @@ func (l *Loop) publish() {
 			phase[r.seen.phase]++
 		} else {
 			phase[r.phase]++
+		}
+		if r.seen.reason.NeedsAttention() {
+			attention[r.seen.reason]++
 		}
 		for _, f := range r.findings {
 			findings[findingKey(f)]++
@@ -181,6 +165,7 @@ func (l *Loop) publish() {
 	}
 	l.mu.RUnlock()
 	l.m.setPhases(phase)
+	l.m.setAttention(attention)
 	l.m.setFindings(findings)
 }
 

@@ -12,9 +12,13 @@ import (
 	"github.com/siteops/siteops/internal/safefs"
 )
 
-// DefaultMaxFileSize is the largest input file read (8 MiB). Anything bigger
-// is reported instead of read, so a repository cannot exhaust memory.
-const DefaultMaxFileSize = 8 << 20
+// StatusDir is the folder of a fleet repository where the loop writes
+// each site's status: a tree walk never reads sites from it.
+const StatusDir = "status"
+
+// DefaultMaxFileSize is the largest input file read. Anything bigger is
+// reported instead of read, so a repository cannot exhaust memory.
+const DefaultMaxFileSize = safefs.MaxFileSize
 
 // File is the content of a file a site refers to.
 type File struct {

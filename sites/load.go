@@ -240,7 +240,7 @@ func (l *loader) collect(arg, base string) {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if fp != p && (strings.HasPrefix(name, ".") || name == "status") {
+			if fp != p && (strings.HasPrefix(name, ".") || name == StatusDir) {
 				return fs.SkipDir
 			}
 			if fp != p && l.collectKustomization(fp) {

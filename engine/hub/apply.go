@@ -13,18 +13,21 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/internal/tomap"
 	"github.com/siteops/siteops/render"
 )
 
-// Reasons a site is held back by Apply; the phase table maps them to a
-// phase and message.
+// Why the engine holds a site back, in the terms of engine's reason
+// table. An object siteops did not create counts as a conflict: somebody
+// else owns what the site sets.
 const (
-	reasonPrerequisiteMissing = "PrerequisiteMissing"
-	reasonApplyConflict       = "ApplyConflict"
-	reasonNotOurs             = "ObjectNotCreatedBySiteops"
-	reasonRefused             = "ApplyRefused"
-	reasonDeletionStuck       = "DeletionStuck"
+	reasonPrerequisiteMissing = engine.ReasonPrerequisiteMissing
+	reasonApplyConflict       = engine.ReasonApplyConflict
+	reasonNotOurs             = engine.ReasonApplyConflict
+	reasonRefused             = engine.ReasonChangeRefused
+	reasonUnreachable         = engine.ReasonEngineError
+	reasonDeletionStuck       = engine.ReasonDeletionStuck
 )
 
 // desiredObject is one object of the bundle as it is sent.
@@ -82,7 +85,7 @@ func (e *Engine) Apply(ctx context.Context, b *render.Bundle, revision string) e
 
 	p, err := e.applyWaves(ctx, b.Site, objs)
 	if err != nil {
-		e.hold(s, b, &problem{reasonRefused, fmt.Sprintf("site %s: the hub did not take the bundle: %v; siteops tries again", b.Site, err)})
+		e.hold(s, b, &problem{reasonUnreachable, fmt.Sprintf("site %s: the hub did not take the bundle: %v; siteops tries again", b.Site, err)})
 		return fmt.Errorf("site %s: %w", b.Site, err)
 	}
 	if p != nil {
@@ -90,7 +93,7 @@ func (e *Engine) Apply(ctx context.Context, b *render.Bundle, revision string) e
 		return nil
 	}
 	if err := e.prune(ctx, s, objs); err != nil {
-		e.hold(s, b, &problem{reasonRefused, fmt.Sprintf("site %s: removing objects no longer in the bundle: %v; siteops tries again", b.Site, err)})
+		e.hold(s, b, &problem{reasonUnreachable, fmt.Sprintf("site %s: removing objects no longer in the bundle: %v; siteops tries again", b.Site, err)})
 		return fmt.Errorf("site %s: %w", b.Site, err)
 	}
 	e.release(s)
@@ -227,7 +230,7 @@ func (e *Engine) applyWaves(ctx context.Context, site string, objs []*desiredObj
 			}
 		}
 		var problems []string
-		reason := ""
+		var reason engine.Reason
 		for _, d := range wave {
 			p, err := e.applyOne(ctx, site, d, created)
 			if err != nil {

@@ -41,8 +41,8 @@ func TestApplyWaveOrder(t *testing.T) {
 			t.Errorf("status message does not name %q: %s", want, st.Message)
 		}
 	}
-	if st.Phase != engine.PhasePending {
-		t.Errorf("phase %s, want Pending while prerequisites are missing", st.Phase)
+	if st.Phase != engine.PhasePending || st.Reason != engine.ReasonPrerequisiteMissing {
+		t.Errorf("phase %s reason %s, want Pending, PrerequisiteMissing", st.Phase, st.Reason)
 	}
 	if got := patches(log.list()); len(got) != 1 || !strings.Contains(got[0], "/namespaces/wave-sno") {
 		t.Fatalf("before the prerequisites exist only the Namespace is applied; sent %v", got)
@@ -190,6 +190,9 @@ func TestConflictReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := waitStatus(t, e, b2.Site, func(st engine.SiteStatus) bool { return strings.Contains(st.Message, "acm-operator") })
+	if st.Reason != engine.ReasonApplyConflict || st.Revision != "rev1" {
+		t.Errorf("reason %s, revision %q; want ApplyConflict, rev1 kept", st.Reason, st.Revision)
+	}
 	for _, want := range []string{"ClusterDeployment conflict-sno/conflict-sno", ".spec.baseDomain", `"acm-operator"`, "--force-conflicts"} {
 		if !strings.Contains(st.Message, want) {
 			t.Errorf("conflict message lacks %q: %s", want, st.Message)
@@ -240,8 +243,8 @@ func TestForeignObjectLeftAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := waitStatus(t, e, site, func(st engine.SiteStatus) bool { return strings.Contains(st.Message, "not created by siteops") })
-	if !strings.Contains(st.Message, "ConfigMap foreign-sno/foreign-sno") {
-		t.Errorf("message does not name the ConfigMap: %s", st.Message)
+	if st.Reason != engine.ReasonApplyConflict || !strings.Contains(st.Message, "ConfigMap foreign-sno/foreign-sno") {
+		t.Errorf("reason %s; the message must name the ConfigMap: %s", st.Reason, st.Message)
 	}
 	gotNS, err := cs.CoreV1().Namespaces().Get(ctx, site, metav1.GetOptions{})
 	if err != nil {

@@ -61,11 +61,16 @@ type site struct {
 	problem  *problem
 	deleting bool
 	events   []engine.Event
+	// The stall clock: the progress seen last, since when, and whether
+	// the bound of the site's phase passed.
+	progressKey string
+	progressAt  time.Time
+	stalled     bool
 }
 
-// problem is why a site is held back, in the phase table's terms.
+// problem is why a site is held back, in the reason table's terms.
 type problem struct {
-	reason  string
+	reason  engine.Reason
 	message string
 }
 
@@ -183,7 +188,7 @@ func (e *Engine) setProblem(s *site, p *problem) {
 	changed := (s.problem == nil) != (p == nil) || (p != nil && *p != *s.problem)
 	s.problem = p
 	if changed && p != nil {
-		s.addEvent(time.Now(), "", p.reason, p.message)
+		s.addEvent(time.Now(), "", string(p.reason), p.message)
 	}
 	e.mu.Unlock()
 	if changed {
@@ -192,7 +197,7 @@ func (e *Engine) setProblem(s *site, p *problem) {
 	}
 }
 
-func reasonOf(p *problem) string {
+func reasonOf(p *problem) engine.Reason {
 	if p == nil {
 		return ""
 	}
@@ -263,5 +268,6 @@ func (e *Engine) retryLoop() {
 				e.o.logger.Warn("apply retry failed", "site", b.Site, "error", err)
 			}
 		}
+		e.checkStalls()
 	}
 }

@@ -3,6 +3,8 @@ package hub
 import (
 	"log/slog"
 	"time"
+
+	"github.com/siteops/siteops/engine"
 )
 
 // Defaults of the options.
@@ -37,6 +39,7 @@ type options struct {
 	retryInterval  time.Duration
 	retryFor       time.Duration
 	logger         *slog.Logger
+	bounds         engine.Bounds
 }
 
 func defaultOptions() options {
@@ -48,6 +51,7 @@ func defaultOptions() options {
 		retryInterval: DefaultRetryInterval,
 		retryFor:      DefaultRetryFor,
 		logger:        slog.New(slog.DiscardHandler),
+		bounds:        engine.DefaultBounds,
 	}
 }
 
@@ -72,6 +76,10 @@ func WithRetryInterval(d time.Duration) Option { return func(o *options) { o.ret
 
 // WithRetryFor changes DefaultRetryFor.
 func WithRetryFor(d time.Duration) Option { return func(o *options) { o.retryFor = d } }
+
+// WithBounds sets how long a site may go without registering a host or
+// without progress before it needs attention (engine.DefaultBounds).
+func WithBounds(b engine.Bounds) Option { return func(o *options) { o.bounds = b } }
 
 // WithLogger logs what the engine does (nothing by default).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }

@@ -39,12 +39,15 @@ func (e *Engine) Status(_ context.Context, name string) (engine.SiteStatus, erro
 	if len(objs) == 0 && !pending && !deleting {
 		return engine.SiteStatus{}, fmt.Errorf("site %s: %w", name, engine.ErrNotFound)
 	}
-	st := engine.SiteStatus{Site: name, Revision: revision, Events: events}
+	st := engine.SiteStatus{Site: name, Events: events}
+	accepted := ""
 	var infraEnvs []*unstructured.Unstructured
 	var bmhs []*unstructured.Unstructured
 	for _, l := range objs {
-		if st.Revision == "" {
-			st.Revision = l.obj.GetAnnotations()[AnnotationRevision]
+		// The ClusterDeployment's revision is the installation's; other
+		// objects of a bundle held back halfway may carry a newer one.
+		if accepted == "" || l.kind.gvk.Kind == render.KindClusterDeployment {
+			accepted = l.obj.GetAnnotations()[AnnotationRevision]
 		}
 		st.Resources = append(st.Resources, resourceStatus(l))
 		switch l.kind.gvk.Kind {
@@ -59,7 +62,20 @@ func (e *Engine) Status(_ context.Context, name string) (engine.SiteStatus, erro
 		}
 	}
 	st.Hosts = e.hosts(infraEnvs, bmhs)
+	// The revision installed is the one the objects carry; a revision the
+	// engine holds back is the refused one.
+	st.Revision = revision
+	if p != nil || revision == "" {
+		st.Revision = accepted
+		// A conflict keeps its own reason: RefusedRevision would turn it
+		// into ChangeRefused.
+		if p != nil && p.reason == reasonRefused && revision != accepted && !deleting {
+			st.RefusedRevision = revision
+		}
+	}
 	derivePhase(&st, p, deleting)
+	stalled := e.trackProgress(name, &st)
+	st.Reason = assisted.Assess(&st, stalled)
 	return st, nil
 }
 

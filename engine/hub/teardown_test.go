@@ -40,8 +40,8 @@ func TestDeleteOrderAndStuckFinalizer(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := waitStatus(t, del, site, func(st engine.SiteStatus) bool { return strings.Contains(st.Message, "deletion stuck") })
-	if st.Phase != engine.PhaseDeleting {
-		t.Errorf("phase %s, want Deleting", st.Phase)
+	if st.Phase != engine.PhaseDeleting || st.Reason != engine.ReasonDeletionStuck {
+		t.Errorf("phase %s reason %s, want Deleting, DeletionStuck", st.Phase, st.Reason)
 	}
 	for _, want := range []string{"ClusterDeployment " + site + "/" + site, assisted.FinalizerClusterDeployment, "assisted-service", "kubectl patch clusterdeployment.hive.openshift.io " + site + " -n " + site} {
 		if !strings.Contains(st.Message, want) {

@@ -14,9 +14,14 @@ import (
 // refuse records that a bundle was refused; the accepted state stays.
 func (o *op) refuse(refs []refusal, revision string) {
 	if reflect.DeepEqual(o.st.Refusals, refs) {
+		if o.st.RefusedRevision != revision {
+			o.st.RefusedRevision = revision
+			o.changed = true
+		}
 		return
 	}
 	o.st.Refusals = refs
+	o.st.RefusedRevision = revision
 	msg := fmt.Sprintf("Revision %s was refused: %s", orNone(revision), refs[0].Message)
 	if len(refs) > 1 {
 		msg += fmt.Sprintf(" (and %d more problems)", len(refs)-1)
@@ -129,6 +134,10 @@ func (o *op) accept(d *desired, refs []refusal, revision string) {
 	old := o.st.Desired
 	first := old == nil
 	o.st.Desired, o.st.Revision, o.st.Refusals = d, revision, refs
+	o.st.RefusedRevision = ""
+	if len(refs) > 0 {
+		o.st.RefusedRevision = revision
+	}
 	msg := fmt.Sprintf("Applied revision %s", orNone(revision))
 	if first {
 		msg = fmt.Sprintf("Applied revision %s: %d objects, %d hosts", orNone(revision), len(d.Objects), len(d.BMHs))

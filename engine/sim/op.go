@@ -47,6 +47,8 @@ func (o *op) fire(t timer) {
 	o.dirty = true
 	switch t.Kind {
 	case tkReconcile:
+	case tkAttention:
+		o.st.Stalled = true
 	case tkHostMonitor:
 		o.hostMonitor()
 	case tkClusterMonitor:

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"log/slog"
+
+	"github.com/siteops/siteops/engine"
 	"math"
 	"time"
 )
@@ -45,6 +47,9 @@ type Options struct {
 	// BatchEvents bounds how many events one commit covers at SpeedMax
 	// (default 50,000).
 	BatchEvents int
+	// Bounds say when a site that does not move needs attention
+	// (default engine.DefaultBounds; a negative bound is off).
+	Bounds engine.Bounds
 	// NoSync skips fsync on commit: the store survives a killed process
 	// but not a power loss. Benchmarks use it.
 	NoSync bool
@@ -66,6 +71,9 @@ func (o *Options) defaults() {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Bounds == (engine.Bounds{}) {
+		o.Bounds = engine.DefaultBounds
 	}
 	if o.BatchEvents <= 0 {
 		o.BatchEvents = 50000

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/engine/assisted"
 )
 
 // maxCommitInterval bounds how long changes wait for a commit at SpeedMax.
@@ -111,6 +112,8 @@ func (e *Engine) commit() error {
 		if s.st.Gone {
 			continue
 		}
+		status := buildStatus(s.st, e.opts.Approve)
+		e.trackProgress(s, &status)
 		w := siteWrite{Name: s.st.Name}
 		state := *s.st
 		state.Desired = nil
@@ -127,7 +130,6 @@ func (e *Engine) commit() error {
 			s.desiredDirty = false
 		}
 		writes = append(writes, w)
-		status := buildStatus(s.st, e.opts.Approve)
 		statuses[s.st.Name] = &status
 	}
 	for _, n := range e.gone {
@@ -148,6 +150,32 @@ func (e *Engine) commit() error {
 	}
 	e.publish(statuses, gone)
 	return nil
+}
+
+// trackProgress starts the stall clock again when the site's progress
+// changed since the last status, and sets the attention timer for the
+// bound that watches its phase (docs/status.md, NotRegistering and
+// NoProgress). A stalled site that moves again is no longer stalled.
+// Callers hold mu.
+func (e *Engine) trackProgress(s *site, status *engine.SiteStatus) {
+	key := assisted.ProgressKey(status)
+	if key == s.st.ProgressKey {
+		return
+	}
+	wasStalled := s.st.Stalled
+	s.st.ProgressKey, s.st.ProgressAt, s.st.Stalled = key, e.now, false
+	o := e.op(s)
+	o.cancel(tkAttention, "")
+	if bound, ok := assisted.Stallable(status, e.opts.Bounds); ok {
+		o.schedule(tkAttention, "", e.now.Add(bound))
+		e.poke() // the runner may be idle: the new event is due later, but due
+	}
+	if wasStalled {
+		*status = buildStatus(s.st, e.opts.Approve)
+		return
+	}
+	t := e.now
+	status.LastProgressAt = &t
 }
 
 // publish swaps in new statuses and notifies subscribers of those that

@@ -18,7 +18,16 @@ type siteState struct {
 	// refused.
 	Desired  *desired  `json:"desired,omitempty"`
 	Refusals []refusal `json:"refusals,omitempty"`
-	Cluster  *cluster  `json:"cluster,omitempty"`
+	// RefusedRevision is the latest revision refused whole or in part
+	// while Revision stays in force; empty once one is taken whole.
+	RefusedRevision string `json:"refusedRevision,omitempty"`
+	// ProgressKey sums up the last published progress (assisted.
+	// ProgressKey) and ProgressAt is when it last changed; Stalled is set
+	// when the attention timer found it unchanged past its bound.
+	ProgressKey string    `json:"progressKey,omitempty"`
+	ProgressAt  time.Time `json:"progressAt,omitzero"`
+	Stalled     bool      `json:"stalled,omitempty"`
+	Cluster     *cluster  `json:"cluster,omitempty"`
 	// ClusterSync is the AgentClusterInstall's sync error while its
 	// backend cluster cannot be registered.
 	ClusterSync *assisted.SyncError `json:"clusterSync,omitempty"`
@@ -83,6 +92,7 @@ const (
 	tkTeardown       timerKind = "teardown"        // next teardown step
 	tkNodeRemoval    timerKind = "node-removal"    // next node-removal step (target BMH)
 	tkAgentRestart   timerKind = "agent-restart"   // agent exits and registers again (target host)
+	tkAttention      timerKind = "attention"       // a stall bound passed with no progress
 )
 
 // cluster is the assisted-service cluster behind the site's

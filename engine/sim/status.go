@@ -50,7 +50,13 @@ func buildStatus(st *siteState, mode ApproveMode) engine.SiteStatus {
 		out.Resources = append(out.Resources, rs)
 	}
 	out.Events = append([]engine.Event(nil), st.Events...)
-	out.Phase, out.Message = phase(st, mode)
+	out.Phase, out.Reason, out.Message = phase(st, mode)
+	out.RefusedRevision = st.RefusedRevision
+	if !st.ProgressAt.IsZero() {
+		t := st.ProgressAt
+		out.LastProgressAt = &t
+	}
+	out.Reason = assisted.Assess(&out, st.Stalled)
 	return out
 }
 
@@ -118,7 +124,7 @@ func fillHost(st *siteState, hs *engine.HostStatus, h *host) {
 
 // phase sums the site up in one word and one sentence (docs/status.md
 // has the table).
-func phase(st *siteState, mode ApproveMode) (engine.Phase, string) {
+func phase(st *siteState, mode ApproveMode) (engine.Phase, engine.Reason, string) {
 	refused := ""
 	if len(st.Refusals) > 0 {
 		refused = "Refused: " + st.Refusals[0].Message
@@ -126,23 +132,27 @@ func phase(st *siteState, mode ApproveMode) (engine.Phase, string) {
 			refused += fmt.Sprintf(" (and %d more, see the Accepted conditions)", n-1)
 		}
 	}
-	withRefusal := func(p engine.Phase, msg string) (engine.Phase, string) {
+	withRefusal := func(p engine.Phase, msg string) (engine.Phase, engine.Reason, string) {
 		if refused != "" {
-			return p, refused + ". Meanwhile: " + msg
+			return p, "", refused + ". Meanwhile: " + msg
 		}
-		return p, msg
+		return p, "", msg
+	}
+	because := func(r engine.Reason, p engine.Phase, msg string) (engine.Phase, engine.Reason, string) {
+		p, _, msg = withRefusal(p, msg)
+		return p, r, msg
 	}
 	d, c := st.Desired, st.Cluster
 	switch {
 	case st.Deleting != nil:
 		step := teardownSteps[min(st.Deleting.Step, len(teardownSteps)-1)]
-		return engine.PhaseDeleting, "The site is being deleted (" + step + "); the installed cluster is not touched."
+		return engine.PhaseDeleting, "", "The site is being deleted (" + step + "); the installed cluster is not touched."
 	case d == nil:
-		return engine.PhaseFailed, refused + "."
+		return engine.PhaseFailed, engine.ReasonChangeRefused, refused + "."
 	case d.CD == nil || d.ACI == nil:
 		return withRefusal(engine.PhasePending, "The site renders no ClusterDeployment and AgentClusterInstall: there is no cluster to install.")
 	case c == nil && st.ClusterSync != nil:
-		return withRefusal(engine.PhaseFailed, fmt.Sprintf("AgentClusterInstall %s/%s cannot be synced: %s. Fix the site definition.", d.ACI.Namespace, d.ACI.Name, st.ClusterSync.Message))
+		return because(engine.ReasonInputError, engine.PhaseFailed, fmt.Sprintf("AgentClusterInstall %s/%s cannot be synced: %s. Fix the site definition.", d.ACI.Namespace, d.ACI.Name, st.ClusterSync.Message))
 	case c == nil:
 		return withRefusal(engine.PhasePending, "Registering the cluster.")
 	}
@@ -181,7 +191,7 @@ func phase(st *siteState, mode ApproveMode) (engine.Phase, string) {
 	}
 	// insufficient, pending-for-input, ready: discovery and validation.
 	if c.Sync != nil {
-		return withRefusal(engine.PhaseFailed, fmt.Sprintf("AgentClusterInstall %s/%s cannot be synced: %s. Fix the site definition.", d.ACI.Namespace, d.ACI.Name, c.Sync.Message))
+		return because(engine.ReasonInputError, engine.PhaseFailed, fmt.Sprintf("AgentClusterInstall %s/%s cannot be synced: %s. Fix the site definition.", d.ACI.Namespace, d.ACI.Name, c.Sync.Message))
 	}
 	if len(st.Hosts) == 0 {
 		booting := 0
@@ -206,15 +216,15 @@ func phase(st *siteState, mode ApproveMode) (engine.Phase, string) {
 		}
 		switch {
 		case d.ACI.Hold:
-			return withRefusal(engine.PhasePending, "The cluster is ready; the installation is on hold (spec.holdInstallation).")
+			return because(engine.ReasonHeld, engine.PhasePending, "The cluster is ready; the installation is on hold (spec.holdInstallation).")
 		case d.CD.Annotations[assisted.AnnotationReconcilePause] == "true":
-			return withRefusal(engine.PhasePending, "The cluster is ready; the ClusterDeployment has "+assisted.AnnotationReconcilePause+"=true.")
+			return because(engine.ReasonHeld, engine.PhasePending, "The cluster is ready; the ClusterDeployment has "+assisted.AnnotationReconcilePause+"=true.")
 		case len(unapproved) > 0:
 			how := "approve them (--approve manual leaves approval to you)"
 			if mode == ApproveAuto {
 				how = "their machines match no BareMetalHost of the site by boot MAC; approve them by hand or fix the bootMACAddress"
 			}
-			return withRefusal(engine.PhasePending, fmt.Sprintf("The installation waits for the approval of %s: %s.", strings.Join(unapproved, ", "), how))
+			return because(engine.ReasonAwaitingApproval, engine.PhasePending, fmt.Sprintf("The installation waits for the approval of %s: %s.", strings.Join(unapproved, ", "), how))
 		}
 		for _, rc := range st.Conditions {
 			if rc.Kind == "AgentClusterInstall" {

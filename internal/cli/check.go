@@ -17,6 +17,7 @@ import (
 
 	"github.com/siteops/siteops/policy"
 	findings "github.com/siteops/siteops/policy/report"
+	"github.com/siteops/siteops/reconciler/status"
 	"github.com/siteops/siteops/render"
 	"github.com/siteops/siteops/sites"
 )
@@ -88,7 +89,7 @@ Exit status: 0 no deny finding, 1 some deny finding (or warn, with
 	fl.DurationVar(&f.siteTimeout, "site-timeout", 10*time.Second, "time limit for evaluating one site")
 	fl.StringVar(&f.base, "base", "", "compare with this Git revision (branch, tag, SHA, HEAD~1): change rules, and only new findings are reported")
 	fl.IntVar(&f.allowDeletions, "allow-deletions", 0, "with --base: the change intends to delete up to N sites, over the deletion budget")
-	fl.StringVar(&f.statusDir, "status-dir", "status", "with --base: directory, under --root, of the status files the loop commits (status/<site>.yaml)")
+	fl.StringVar(&f.statusDir, "status-dir", status.Dir, "with --base: directory, under --root, of the status files the loop commits (status/<site>.yaml)")
 	return cmd
 }
 

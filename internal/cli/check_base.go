@@ -6,14 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path"
-	"strings"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/siteops/siteops/internal/gitfs"
-	"github.com/siteops/siteops/internal/safefs"
 	"github.com/siteops/siteops/policy"
+	"github.com/siteops/siteops/reconciler/status"
 	"github.com/siteops/siteops/render"
 	"github.com/siteops/siteops/sites"
 )
@@ -59,25 +55,6 @@ func loadBase(ctx context.Context, engine *policy.Engine, f *checkFlags, paths [
 	}, nil
 }
 
-// siteStatus is what the change rules read of a status document
-// (reconciler/status, docs/status.md): the phase, the assisted-service
-// cluster state and each host's state.
-type siteStatus struct {
-	Site    string `json:"site"`
-	Phase   string `json:"phase"`
-	Cluster struct {
-		State string `json:"state"`
-	} `json:"cluster"`
-	Hosts []struct {
-		Name     string `json:"name"`
-		Hostname string `json:"hostname"`
-		State    string `json:"state"`
-	} `json:"hosts"`
-}
-
-// maxStatusFile bounds a status document read from the base revision.
-const maxStatusFile = 1 << 20
-
 // readStarted reads dir/<site>.yaml of the base revision: the sites whose
 // installation has started, and for each the hosts that have. A status
 // file that cannot be read counts its site as started, with a warning:
@@ -85,34 +62,21 @@ const maxStatusFile = 1 << 20
 // means no site has started.
 func readStarted(fsys fs.FS, dir string, stderr io.Writer) (map[string]bool, map[string]map[string]bool) {
 	started, hosts := map[string]bool{}, map[string]map[string]bool{}
-	entries, err := fs.ReadDir(fsys, path.Clean(dir))
+	entries, err := status.ReadDir(fsys, dir)
 	if err != nil {
 		return started, hosts
 	}
 	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !(strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")) {
+		if e.Err != nil {
+			fmt.Fprintf(stderr, "siteops: warning: %s at the base revision: %v; site %s counts as installing\n", e.File, e.Err, e.Site)
+			started[e.Site] = true
 			continue
 		}
-		site := strings.TrimSuffix(strings.TrimSuffix(name, ".yaml"), ".yml")
-		file := path.Join(path.Clean(dir), name)
-		var st siteStatus
-		data, err := safefs.ReadFile(fsys, file, maxStatusFile)
-		if err == nil {
-			err = yaml.Unmarshal(data, &st)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "siteops: warning: %s at the base revision: %v; site %s counts as installing\n", file, err, site)
-			started[site] = true
+		st := e.Doc
+		if !policy.InstallStarted(string(st.Phase), st.Cluster.State) {
 			continue
 		}
-		if st.Site != "" {
-			site = st.Site
-		}
-		if !policy.InstallStarted(st.Phase, st.Cluster.State) {
-			continue
-		}
-		started[site] = true
+		started[e.Site] = true
 		if len(st.Hosts) > 0 {
 			h := map[string]bool{}
 			for _, host := range st.Hosts {
@@ -120,7 +84,7 @@ func readStarted(fsys fs.FS, dir string, stderr io.Writer) (map[string]bool, map
 					h[cmp.Or(host.Hostname, host.Name)] = true
 				}
 			}
-			hosts[site] = h
+			hosts[e.Site] = h
 		}
 	}
 	return started, hosts

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
+	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/engine/sim"
 	"github.com/siteops/siteops/examples"
 	"github.com/siteops/siteops/policy"
@@ -44,6 +45,7 @@ type runFlags struct {
 	logFormat, logLevel        string
 	webhookSecretFile          string
 	statusInterval             time.Duration
+	stuckAfter, noProgress     time.Duration
 	strict, allowRemote        bool
 	authorName, authorEmail    string
 	eng                        engineFlags
@@ -107,6 +109,8 @@ source could not be read; 2 usage error.`,
 	fl.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "where the clone, the engine's state and the loop's memory are kept (one process at a time)")
 	fl.StringVar(&f.speed, "speed", strconv.Itoa(sim.DefaultSpeed), "virtual seconds of installation per real second, or max")
 	fl.StringVar(&f.approve, "approve", string(sim.ApproveAuto), "auto: approve agents that match a BareMetalHost by MAC; manual: leave it to the user")
+	fl.DurationVar(&f.stuckAfter, "stuck-after", engine.DefaultBounds.StuckAfter, "a site none of whose hosts registered this long (in the engine's time) needs attention (reason NotRegistering); 0: never")
+	fl.DurationVar(&f.noProgress, "no-progress-after", engine.DefaultBounds.NoProgressAfter, "an installation that made no progress this long (in the engine's time) needs attention (reason NoProgress); 0: never")
 	fl.BoolVar(&f.prune, "prune", false, "delete, through the engine, sites removed from the repository (within the deletion budget)")
 	fl.StringArrayVar(&f.policies, "policy", nil, "directory of user policies (repeatable), as for check")
 	fl.StringVar(&f.namespace, "namespace", "main", "package of the user policies' rules")
@@ -173,6 +177,9 @@ func runRun(ctx context.Context, f *runFlags, stderr io.Writer) error {
 	speed, err := parseSpeed(f.speed)
 	if err != nil {
 		return usageError("%v", err)
+	}
+	if f.stuckAfter < 0 || f.noProgress < 0 {
+		return usageError("--stuck-after and --no-progress-after take a duration such as 90m, or 0 to turn the bound off")
 	}
 	approve := sim.ApproveMode(f.approve)
 	if approve != sim.ApproveAuto && approve != sim.ApproveManual {
@@ -354,4 +361,13 @@ func serve(addr string, h http.Handler, log *slog.Logger) (func(), error) {
 		defer cancel()
 		srv.Shutdown(ctx)
 	}, nil
+}
+
+// offIfZero maps a flag's 0 (off) to the engine's negative bound (off),
+// since the engine takes 0 for its default.
+func offIfZero(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

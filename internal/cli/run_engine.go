@@ -41,9 +41,10 @@ func (f *engineFlags) register(fl *pflag.FlagSet) {
 
 // openEngine starts the engine the flags name.
 func openEngine(ctx context.Context, f *runFlags, speed float64, approve sim.ApproveMode, log *slog.Logger) (engine.Engine, error) {
+	bounds := engine.Bounds{StuckAfter: offIfZero(f.stuckAfter), NoProgressAfter: offIfZero(f.noProgress)}
 	switch f.eng.engine {
 	case engineSim:
-		return sim.New(ctx, sim.Options{StateDir: filepath.Join(f.stateDir, "engine"), Speed: speed, Approve: approve, Logger: log})
+		return sim.New(ctx, sim.Options{StateDir: filepath.Join(f.stateDir, "engine"), Speed: speed, Approve: approve, Logger: log, Bounds: bounds})
 	case engineHub:
 		rules := clientcmd.NewDefaultClientConfigLoadingRules()
 		rules.ExplicitPath = f.eng.kubeconfig
@@ -55,6 +56,7 @@ func openEngine(ctx context.Context, f *runFlags, speed float64, approve sim.App
 		return hub.New(ctx, cfg,
 			hub.WithRateLimit(f.eng.kubeQPS, f.eng.kubeBurst),
 			hub.WithForceConflicts(f.eng.forceConflicts),
+			hub.WithBounds(bounds),
 			hub.WithLogger(log))
 	}
 	return nil, usageError("--engine %q: use %s or %s", f.eng.engine, engineSim, engineHub)

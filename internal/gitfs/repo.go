@@ -14,11 +14,12 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/siteops/siteops/internal/safefs"
 )
 
-// DefaultMaxFileSize is the largest file an FS reads (8 MiB), the limit
-// siteops applies to every input file.
-const DefaultMaxFileSize = 8 << 20
+// DefaultMaxFileSize is the largest file an FS reads.
+const DefaultMaxFileSize = safefs.MaxFileSize
 
 // Option configures a Repo.
 type Option func(*options)

@@ -9,11 +9,12 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/siteops/siteops/internal/safefs"
 )
 
-// DefaultMaxFileSize is the largest file a build reads (8 MiB), the same
-// limit the site loader applies.
-const DefaultMaxFileSize = 8 << 20
+// DefaultMaxFileSize is the largest file a build reads.
+const DefaultMaxFileSize = safefs.MaxFileSize
 
 // Result is what a kustomization builds to.
 type Result struct {

@@ -17,6 +17,11 @@ import (
 	"strings"
 )
 
+// MaxFileSize is the largest input file siteops reads from a fleet
+// repository (8 MiB): the site loader, kustomize builds and Git trees all
+// apply it, so that a repository cannot exhaust memory with one file.
+const MaxFileSize = 8 << 20
+
 // ErrEscape marks a path or symlink that leads outside the fleet root.
 var ErrEscape = errors.New("the path leads outside the fleet root")
 

@@ -7,61 +7,62 @@ import (
 	"github.com/siteops/siteops/reconciler/status"
 )
 
-func TestStuckAndRank(t *testing.T) {
-	withHost := func(phase engine.Phase, h engine.HostStatus) status.Document {
-		return status.Document{SiteStatus: engine.SiteStatus{Site: "s", Phase: phase, Hosts: []engine.HostStatus{h}}}
+func TestAttentionAndRank(t *testing.T) {
+	doc := func(phase engine.Phase, reason engine.Reason, hosts ...engine.HostStatus) status.Document {
+		return status.Document{SiteStatus: engine.SiteStatus{Site: "s", Phase: phase, Reason: reason, Hosts: hosts}}
 	}
 	tests := []struct {
-		name  string
-		doc   status.Document
-		stuck string
-		rank  int
+		name      string
+		doc       status.Document
+		attention string
 	}{
 		{"a host waiting for the boot order",
-			withHost(engine.PhaseInstalling, engine.HostStatus{Name: "bmh-0", Hostname: "node0", State: "installing-pending-user-action",
+			doc(engine.PhaseInstalling, engine.ReasonHostNeedsAction, engine.HostStatus{Name: "bmh-0", Hostname: "node0", State: "installing-pending-user-action",
 				StateInfo: "Expected the host to boot from disk, but it booted the installation image - please reboot and fix boot order to boot from disk"}),
-			"host node0 is installing-pending-user-action: Expected the host to boot from disk, but it booted the installation image - please reboot and fix boot order to boot from disk",
-			rankStuck},
+			"HostNeedsAction: a host waits on a person (host node0 is installing-pending-user-action: Expected the host to boot from disk, but it booted the installation image - please reboot and fix boot order to boot from disk)"},
 		{"a disconnected host without status text",
-			withHost(engine.PhaseProvisioning, engine.HostStatus{Name: "bmh-0", State: "disconnected"}),
-			"host bmh-0 is disconnected: disconnected", rankStuck},
+			doc(engine.PhaseProvisioning, engine.ReasonHostNeedsAction, engine.HostStatus{Name: "bmh-0", State: "disconnected"}),
+			"HostNeedsAction: a host waits on a person (host bmh-0 is disconnected: disconnected)"},
 		{"a failing validation",
-			withHost(engine.PhaseProvisioning, engine.HostStatus{Name: "bmh-0", State: "insufficient",
+			doc(engine.PhaseProvisioning, engine.ReasonValidationsFailing, engine.HostStatus{Name: "bmh-0", State: "insufficient",
 				Validations: []engine.Validation{{ID: "has-cpu-cores-for-role", Status: "failure", Message: "Require at least 4 CPU cores for master role, found only 2"}}}),
-			"host bmh-0: Require at least 4 CPU cores for master role, found only 2", rankStuck},
-		{"a pending validation is not stuck",
-			withHost(engine.PhaseProvisioning, engine.HostStatus{Name: "bmh-0", State: "insufficient",
-				Validations: []engine.Validation{{ID: "ntp-synced", Status: "pending", Message: "Host NTP is pending"}}}),
-			"", rankProvisioning},
-		{"a host installing is not stuck",
-			withHost(engine.PhaseInstalling, engine.HostStatus{Name: "bmh-0", State: "installing-in-progress"}),
-			"", rankInstalling},
-		{"a failed site is failed, not stuck",
-			withHost(engine.PhaseFailed, engine.HostStatus{Name: "bmh-0", State: "error"}),
-			"", rankFailed},
-		{"an installed site with a host in error is not stuck",
-			withHost(engine.PhaseInstalled, engine.HostStatus{Name: "bmh-0", State: "error"}),
-			"", rankInstalled},
-		{"orphaned", func() status.Document { d := docInstalled("s"); d.Orphaned = true; return d }(), "", rankOrphaned},
-		{"stuck before orphaned",
-			func() status.Document {
-				d := withHost(engine.PhaseDeleting, engine.HostStatus{Name: "bmh-0", State: "unbinding-pending-user-action", StateInfo: "Host is waiting to be unbound from the cluster"})
-				d.Orphaned = true
-				return d
-			}(),
-			"host bmh-0 is unbinding-pending-user-action: Host is waiting to be unbound from the cluster", rankStuck},
-		{"an unknown phase sorts before installed", status.Document{SiteStatus: engine.SiteStatus{Site: "s", Phase: "Paused"}}, "", rankOther},
+			"ValidationsFailing: validations fail, so the installation cannot start (host bmh-0: Require at least 4 CPU cores for master role, found only 2)"},
+		{"an installed site with a failed worker",
+			doc(engine.PhaseInstalled, engine.ReasonPartiallyInstalled, engine.HostStatus{Name: "w-1", State: "error", StateInfo: "Failed - simulated"}),
+			"PartiallyInstalled: some hosts failed while the cluster installed (host w-1 is error: Failed - simulated)"},
+		{"no host registered", doc(engine.PhaseProvisioning, engine.ReasonNotRegistering, engine.HostStatus{Name: "bmh-0"}),
+			"NotRegistering: no host registered within the stuck bound"},
+		{"a refused change", doc(engine.PhaseInstalled, engine.ReasonChangeRefused), "ChangeRefused: the engine refused the latest revision"},
+		{"a site that does not load", doc(engine.PhaseInvalid, engine.ReasonLoadFailed), "LoadFailed: the site's files do not load"},
+		{"a failed site with no reason", doc(engine.PhaseFailed, ""), "InstallFailed: the installation failed"},
+		{"a held site needs no one", doc(engine.PhasePending, engine.ReasonHeld), ""},
+		{"a host installing", doc(engine.PhaseInstalling, "", engine.HostStatus{Name: "bmh-0", State: "installing-in-progress"}), ""},
+		{"installed", docInstalled("s"), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stuck := stuckReason(&tt.doc)
-			if stuck != tt.stuck {
-				t.Errorf("stuck %q, want %q", stuck, tt.stuck)
-			}
-			if r := rank(&tt.doc, stuck); r != tt.rank {
-				t.Errorf("rank %d, want %d", r, tt.rank)
+			if got := attention(&tt.doc); got != tt.attention {
+				t.Errorf("attention %q, want %q", got, tt.attention)
 			}
 		})
+	}
+	// The order: the most severe reason first, then the phases.
+	order := []status.Document{
+		doc(engine.PhaseFailed, engine.ReasonInstallFailed),
+		doc(engine.PhaseInvalid, engine.ReasonLoadFailed),
+		doc(engine.PhaseInstalled, engine.ReasonPartiallyInstalled),
+		doc(engine.PhaseProvisioning, engine.ReasonNotRegistering),
+		doc(engine.PhaseInstalled, engine.ReasonOrphaned),
+		doc(engine.PhaseDeleting, ""),
+		doc(engine.PhaseInstalling, ""),
+		doc(engine.PhasePending, engine.ReasonHeld),
+		docInstalled("s"),
+		doc("Paused", ""),
+	}
+	for i := 1; i < len(order); i++ {
+		if a, b := rank(&order[i-1]), rank(&order[i]); a >= b {
+			t.Errorf("%s/%s (rank %d) does not sort before %s/%s (rank %d)", order[i-1].Phase, order[i-1].Reason, a, order[i].Phase, order[i].Reason, b)
+		}
 	}
 }
 
@@ -69,19 +70,6 @@ func TestThousands(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 10000: "10,000", 1234567: "1,234,567", -4500: "-4,500"} {
 		if got := thousands(n); got != want {
 			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
-func TestShortRevision(t *testing.T) {
-	for rev, want := range map[string]string{
-		"main@sha1:0123456789abcdef0123456789abcdef01234567": "main@sha1:0123456",
-		"sha256:abc":         "sha256:abc",
-		"dir@sha256:" + "ab": "dir@sha256:ab",
-		"":                   "",
-	} {
-		if got := shortRevision(rev); got != want {
-			t.Errorf("shortRevision(%q) = %q, want %q", rev, got, want)
 		}
 	}
 }

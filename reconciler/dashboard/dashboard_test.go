@@ -76,7 +76,7 @@ func TestOverviewBadQuery(t *testing.T) {
 	tests := []struct {
 		name, target, want string
 	}{
-		{"unknown phase names the phases", "/?phase=Done", `phase: unknown phase &#34;Done&#34;; use one of Failed, PolicyFailed, Pending`},
+		{"unknown phase names the phases", "/?phase=Done", `phase: unknown phase &#34;Done&#34;; use one of Failed, Invalid, PolicyFailed, Deleting`},
 		{"page not a number", "/?page=two", `page: &#34;two&#34; is not a page number`},
 		{"page zero", "/?page=0", `page: &#34;0&#34; is not a page number`},
 		{"attention not a flag", "/?attention=maybe", `attention: &#34;maybe&#34; is not 1 or 0`},
@@ -193,13 +193,13 @@ func TestOverviewJSON(t *testing.T) {
 	if o.Sites != 125 || o.Matching != 3 || o.Page != 1 || o.Pages != 1 || len(o.Rows) != 3 || o.Attention != 3 {
 		t.Errorf("sites %d matching %d page %d/%d rows %d attention %d", o.Sites, o.Matching, o.Page, o.Pages, len(o.Rows), o.Attention)
 	}
-	if r := o.Rows[0]; r.Site != "site-00007" || r.Phase != engine.PhaseFailed || r.Hosts != 3 || r.HostsDone != 1 || r.ClusterPercent != 44 || r.Stuck != "" {
+	if r := o.Rows[0]; r.Site != "site-00007" || r.Phase != engine.PhaseFailed || r.Hosts != 3 || r.HostsDone != 1 || r.ClusterPercent != 44 || r.Attention != "InstallFailed: the installation failed" {
 		t.Errorf("first row %+v", r)
 	}
 	if o.Summary.Revision != rev(9) || !o.Summary.LastPass.Equal(lastPass) {
 		t.Errorf("summary %+v", o.Summary)
 	}
-	if len(o.Counts) != len(phaseOrder) || o.Counts[0] != (PhaseCount{engine.PhaseFailed, 3}) {
+	if len(o.Counts) != len(engine.Phases()) || o.Counts[0] != (PhaseCount{engine.PhaseFailed, 3}) {
 		t.Errorf("counts %+v", o.Counts)
 	}
 }
@@ -226,7 +226,7 @@ func TestSite(t *testing.T) {
 			`1 deny, 1 warn`,
 		}},
 		{"stuck site says why", "/sites/sno-stuck", http.StatusOK, []string{
-			`<strong>Stuck:</strong> host sno-stuck-node1: Require at least 32.00 GiB RAM for role master, found only 16.00 GiB`,
+			`<strong>Needs attention:</strong> ValidationsFailing: validations fail, so the installation cannot start (host sno-stuck-node1: Require at least 32.00 GiB RAM for role master, found only 16.00 GiB)`,
 			`<code>sufficient-masters-count</code>`,
 		}},
 		{"orphaned site", "/sites/sno-orphaned", http.StatusOK, []string{`no longer defined in the repository`}},

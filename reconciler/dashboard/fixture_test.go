@@ -56,7 +56,7 @@ func docInstalling(name string, percent int) status.Document {
 
 func docFailed(name string) status.Document {
 	d := docInstalling(name, 44)
-	d.Phase = engine.PhaseFailed
+	d.Phase, d.Reason = engine.PhaseFailed, engine.ReasonInstallFailed
 	d.Message = "The installation failed: cluster has hosts in error"
 	d.Cluster.State = "error"
 	d.Hosts[0].State, d.Hosts[0].StateInfo = "error", "Host failed to install because its installation stage Writing image to disk took longer than expected 30m0s"
@@ -65,7 +65,7 @@ func docFailed(name string) status.Document {
 
 func docPolicyFailed(name string) status.Document {
 	return status.Document{SiteStatus: engine.SiteStatus{
-		Site: name, Phase: engine.PhasePolicyFailed, Message: "A deny policy finding blocks this site; fix it in a new commit.",
+		Site: name, Phase: engine.PhasePolicyFailed, Reason: engine.ReasonPolicyDenied, Message: "A deny policy finding blocks this site; fix it in a new commit.",
 	}, ObservedRevision: rev(3), Findings: []report.Finding{
 		{Rule: "ztp.network.vip-in-machine-network", Severity: report.Deny, Site: name, Field: "spec.clusters[0].apiVIP",
 			Message: "apiVIP 10.0.0.5 is outside the machine network 192.168.1.0/24", Pos: sites.Position{File: "sites/" + name + ".yaml", Line: 14, Column: 7},
@@ -78,7 +78,7 @@ func docPolicyFailed(name string) status.Document {
 // docStuck is provisioning with a host that waits for input.
 func docStuck(name string) status.Document {
 	return status.Document{SiteStatus: engine.SiteStatus{
-		Site: name, Phase: engine.PhaseProvisioning, Message: "Hosts are being discovered and validated",
+		Site: name, Phase: engine.PhaseProvisioning, Reason: engine.ReasonValidationsFailing, Message: "Hosts are being discovered and validated",
 		Revision: rev(2), Cluster: engine.ClusterStatus{State: "insufficient", StateInfo: "Cluster is not ready for install",
 			Validations: []engine.Validation{{ID: "sufficient-masters-count", Status: "failure", Message: "Single-node clusters must have a single control plane node and no workers."}}},
 		Hosts: []engine.HostStatus{{Name: name + "-node1", Role: "master", ProvisioningState: "provisioned", State: "insufficient",
@@ -96,7 +96,7 @@ func docPending(name string) status.Document {
 
 func docOrphaned(name string) status.Document {
 	d := docInstalled(name)
-	d.Orphaned = true
+	d.Orphaned, d.Reason = true, engine.ReasonOrphaned
 	return d
 }
 

@@ -16,32 +16,32 @@ type Row struct {
 	Site    string       `json:"site"`
 	Phase   engine.Phase `json:"phase"`
 	Message string       `json:"message,omitempty"`
-	// Stuck says why a site that should be moving waits on a person: a
-	// host in a state that needs action, or a failing host validation.
-	Stuck            string `json:"stuck,omitempty"`
-	Orphaned         bool   `json:"orphaned,omitempty"`
-	Revision         string `json:"revision,omitempty"`
-	ObservedRevision string `json:"observedRevision,omitempty"`
-	ClusterPercent   int    `json:"clusterPercent"`
-	Hosts            int    `json:"hosts"`
-	HostsDone        int    `json:"hostsDone"`
-	DenyFindings     int    `json:"denyFindings"`
-	WarnFindings     int    `json:"warnFindings"`
+	// Reason is the site's reason (docs/status.md); Attention says why
+	// the site needs a person, "" when it needs none.
+	Reason           engine.Reason `json:"reason,omitempty"`
+	Attention        string        `json:"attention,omitempty"`
+	Orphaned         bool          `json:"orphaned,omitempty"`
+	Revision         string        `json:"revision,omitempty"`
+	ObservedRevision string        `json:"observedRevision,omitempty"`
+	ClusterPercent   int           `json:"clusterPercent"`
+	Hosts            int           `json:"hosts"`
+	HostsDone        int           `json:"hostsDone"`
+	DenyFindings     int           `json:"denyFindings"`
+	WarnFindings     int           `json:"warnFindings"`
 
 	rank int
 }
 
 // NeedsAttention reports whether a person should look at the site.
-func (r Row) NeedsAttention() bool { return needsAttention(r.rank) }
-
-func needsAttention(rank int) bool { return rank <= rankOrphaned }
+func (r Row) NeedsAttention() bool { return r.Attention != "" }
 
 func newRow(d *status.Document) Row {
 	r := Row{
 		Site:             d.Site,
 		Phase:            d.Phase,
 		Message:          d.Message,
-		Stuck:            stuckReason(d),
+		Reason:           d.Reason,
+		Attention:        attention(d),
 		Orphaned:         d.Orphaned,
 		Revision:         d.Revision,
 		ObservedRevision: d.ObservedRevision,
@@ -49,12 +49,12 @@ func newRow(d *status.Document) Row {
 		Hosts:            len(d.Hosts),
 	}
 	for _, h := range d.Hosts {
-		if doneHostStates[h.State] {
+		if hostDone(h) {
 			r.HostsDone++
 		}
 	}
 	r.DenyFindings, r.WarnFindings = countFindings(d.Findings)
-	r.rank = rank(d, r.Stuck)
+	r.rank = rank(d)
 	return r
 }
 
@@ -81,7 +81,7 @@ func parseQuery(v url.Values) (Query, error) {
 		return q, fmt.Errorf("q: the search is longer than %d characters", maxSearch)
 	}
 	if p := v.Get("phase"); p != "" {
-		if !slices.Contains(phaseOrder, engine.Phase(p)) {
+		if !engine.Phase(p).Known() {
 			return q, fmt.Errorf("phase: unknown phase %q; use one of %s", p, phaseList())
 		}
 		q.Phase = engine.Phase(p)
@@ -104,8 +104,8 @@ func parseQuery(v url.Values) (Query, error) {
 }
 
 func phaseList() string {
-	s := make([]string, len(phaseOrder))
-	for i, p := range phaseOrder {
+	s := make([]string, len(engine.Phases()))
+	for i, p := range engine.Phases() {
 		s[i] = string(p)
 	}
 	return strings.Join(s, ", ")
@@ -158,7 +158,7 @@ func (q Query) keeps(d *status.Document, rank int) bool {
 	if q.Phase != "" && d.Phase != q.Phase {
 		return false
 	}
-	if q.Attention && !needsAttention(rank) {
+	if q.Attention && !status.NeedsAttention(d) {
 		return false
 	}
 	return q.Search == "" || containsFold(d.Site, q.Search)
@@ -220,16 +220,16 @@ func overview(docs []status.Document, q Query, pageSize int) Overview {
 	var kept []match
 	for i := range docs {
 		d := &docs[i]
-		r := rank(d, stuckReason(d))
+		r := rank(d)
 		counts[d.Phase]++
-		if needsAttention(r) {
+		if status.NeedsAttention(d) {
 			o.Attention++
 		}
 		if q.keeps(d, r) {
 			kept = append(kept, match{r, i})
 		}
 	}
-	for _, p := range phaseOrder {
+	for _, p := range engine.Phases() {
 		o.Counts = append(o.Counts, PhaseCount{Phase: p, Sites: counts[p]})
 		delete(counts, p)
 	}

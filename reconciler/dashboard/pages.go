@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/engine/assisted"
 	"github.com/siteops/siteops/policy/report"
+	"github.com/siteops/siteops/reconciler/source"
 )
 
 //go:embed assets/*.html assets/*.css assets/*.js assets/*.svg
@@ -63,14 +65,14 @@ func loadPages() *pages {
 		"vtime":       virtualTime,
 		"wallTime":    wallTime,
 		"isoTime":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"failing":     func(s string) bool { return failingValidationStatuses[s] },
+		"failing":     assisted.ValidationFailing,
 		"severityClass": func(s report.Severity) string {
 			return "sev-" + classWord(string(s))
 		},
 		"classWord":      classWord,
 		"hostStateClass": hostStateClass,
 		"num":            thousands,
-		"shortRevision":  shortRevision,
+		"shortRevision":  source.ShortRevision,
 		"add":            func(a, b int) int { return a + b },
 	}
 	parse := func(page string) *template.Template {
@@ -115,6 +117,7 @@ func (h *Handler) render(w http.ResponseWriter, code int, t *template.Template, 
 // without colour too.
 var phaseStyle = map[engine.Phase]struct{ class, symbol string }{
 	engine.PhaseFailed:       {"failed", "✕"},
+	engine.PhaseInvalid:      {"policy", "⚠"},
 	engine.PhasePolicyFailed: {"policy", "⚠"},
 	engine.PhasePending:      {"pending", "…"},
 	engine.PhaseProvisioning: {"progress", "↻"},
@@ -181,24 +184,13 @@ func thousands(n int) string {
 	return b.String()
 }
 
-// shortRevision shortens a revision such as main@sha1:<40 hex> to the
-// first 7 digits of its hash, the way Git prints a commit; anything else
-// is shown as it is.
-func shortRevision(rev string) string {
-	i := strings.LastIndex(rev, ":")
-	if i < 0 || len(rev)-i-1 <= 12 {
-		return rev
-	}
-	return rev[:i+1+7]
-}
-
 // hostStateClass marks the host states that wait on a person and those
 // that are done.
 func hostStateClass(state string) string {
-	switch {
-	case waitingHostStates[state]:
+	switch st := assisted.HostStatus(state); {
+	case st.In(assisted.HostNeedsActionStatuses...) || st.In(assisted.HostFailedStatuses...):
 		return "state state-waiting"
-	case doneHostStates[state]:
+	case st.In(assisted.HostDoneStatuses...):
 		return "state state-done"
 	}
 	return "state"

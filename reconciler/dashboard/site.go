@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/engine/assisted"
 	"github.com/siteops/siteops/policy/report"
 	"github.com/siteops/siteops/reconciler/status"
 )
@@ -11,7 +12,8 @@ import (
 // siteView is what the site page shows of one document.
 type siteView struct {
 	*status.Document
-	Stuck string
+	// Attention says why the site needs a person, "" when it needs none.
+	Attention string
 	// FailingCluster are the cluster validations that fail; pending
 	// ones resolve by themselves and are left to the JSON.
 	FailingCluster []engine.Validation
@@ -23,9 +25,9 @@ type siteView struct {
 }
 
 func newSiteView(d *status.Document) siteView {
-	v := siteView{Document: d, Stuck: stuckReason(d)}
+	v := siteView{Document: d, Attention: attention(d)}
 	for _, c := range d.Cluster.Validations {
-		if failingValidationStatuses[c.Status] {
+		if assisted.ValidationFailing(c.Status) {
 			v.FailingCluster = append(v.FailingCluster, c)
 		}
 	}

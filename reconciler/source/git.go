@@ -24,12 +24,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/siteops/siteops/internal/gitfs"
+	"github.com/siteops/siteops/sites"
 )
 
 // Defaults of a Git source, in one place.
 const (
 	DefaultBranch      = "main"
-	DefaultStatusDir   = "status"
+	DefaultStatusDir   = sites.StatusDir
 	DefaultInterval    = time.Minute
 	DefaultTimeout     = 60 * time.Second // one fetch or push, as Flux's spec.timeout
 	DefaultAuthorName  = "siteops"
