@@ -173,6 +173,11 @@ func (w warningLogger) HandleWarningHeader(code int, agent, text string) {
 func (e *Engine) site(name string) *site {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	return e.siteLocked(name)
+}
+
+// siteLocked is site for a caller that holds e.mu.
+func (e *Engine) siteLocked(name string) *site {
 	s := e.sites[name]
 	if s == nil {
 		s = &site{name: name}

@@ -63,11 +63,7 @@ func (e *Engine) trackProgress(name string, st *engine.SiteStatus) bool {
 	now := time.Now().UTC()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s := e.sites[name]
-	if s == nil {
-		s = &site{name: name}
-		e.sites[name] = s
-	}
+	s := e.siteLocked(name)
 	if key != s.progressKey {
 		at := now
 		if s.progressKey == "" {
