@@ -321,19 +321,27 @@ func (e *Engine) applyOne(ctx context.Context, site string, d *desiredObject, cr
 	return nil, nil
 }
 
-// checkNotForeign reads an object siteops has not in its cache: absent is
-// fine, present without siteops's labels is somebody else's.
+// checkNotForeign looks for an object siteops has not in its cache of its
+// own objects, in the cache of every name of the kind (or, for a kind
+// without one, on the hub): absent is fine, present without siteops's
+// labels is somebody else's.
 func (e *Engine) checkNotForeign(ctx context.Context, site string, d *desiredObject) (*problem, error) {
-	var cur metav1.Object
-	err := e.retry(ctx, func(ctx context.Context) error {
-		var err error
-		if d.kind.namespaced {
-			cur, err = e.meta.Resource(d.kind.gvr).Namespace(d.src.Namespace).Get(ctx, d.src.Name, metav1.GetOptions{})
-		} else {
-			cur, err = e.meta.Resource(d.kind.gvr).Get(ctx, d.src.Name, metav1.GetOptions{})
-		}
-		return err
-	})
+	cur, cached := d.kind.taken(d.src.Namespace, d.src.Name)
+	if cached && cur == nil {
+		return nil, nil
+	}
+	var err error
+	if !cached {
+		err = e.retry(ctx, func(ctx context.Context) error {
+			var err error
+			if d.kind.namespaced {
+				cur, err = e.meta.Resource(d.kind.gvr).Namespace(d.src.Namespace).Get(ctx, d.src.Name, metav1.GetOptions{})
+			} else {
+				cur, err = e.meta.Resource(d.kind.gvr).Get(ctx, d.src.Name, metav1.GetOptions{})
+			}
+			return err
+		})
+	}
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, nil

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/siteops/siteops/engine/assisted"
@@ -37,6 +39,31 @@ type kind struct {
 	gvr        schema.GroupVersionResource
 	namespaced bool
 	informer   cache.SharedIndexInformer
+	// names holds the metadata of every object of the kind, siteops's or
+	// not (nil for kinds siteops does not apply): whether a name is taken
+	// by somebody else is a cache lookup, not a request.
+	names cache.SharedIndexInformer
+}
+
+// taken returns the metadata of the object of that name, siteops's or
+// not, and whether the kind has a cache of names at all.
+func (k *kind) taken(namespace, name string) (metav1.Object, bool) {
+	if k.names == nil {
+		return nil, false
+	}
+	key := name
+	if namespace != "" {
+		key = namespace + "/" + name
+	}
+	obj, ok, _ := k.names.GetIndexer().GetByKey(key)
+	if !ok {
+		return nil, true
+	}
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return nil, false
+	}
+	return m, true
 }
 
 // get returns the cached object, or nil.
@@ -73,6 +100,7 @@ type kinds struct {
 	dyn     dynamic.Interface
 	mapper  meta.ResettableRESTMapper
 	managed dynamicinformer.DynamicSharedInformerFactory
+	names   metadatainformer.SharedInformerFactory
 	other   dynamicinformer.DynamicSharedInformerFactory
 	stop    <-chan struct{}
 	onEvent func(obj any)
@@ -83,9 +111,10 @@ type kinds struct {
 	cis   *kind
 }
 
-func newKinds(dyn dynamic.Interface, mapper meta.ResettableRESTMapper, stop <-chan struct{}, onEvent func(any)) *kinds {
+func newKinds(dyn dynamic.Interface, md metadata.Interface, mapper meta.ResettableRESTMapper, stop <-chan struct{}, onEvent func(any)) *kinds {
 	return &kinds{
 		dyn:    dyn,
+		names:  metadatainformer.NewSharedInformerFactory(md, 0),
 		mapper: mapper,
 		managed: dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, metav1.NamespaceAll, func(lo *metav1.ListOptions) {
 			lo.LabelSelector = LabelManagedBy + "=" + ManagedByValue
@@ -174,8 +203,14 @@ func (ks *kinds) managedKind(ctx context.Context, gvk schema.GroupVersionKind) (
 		ks.mu.Unlock()
 		return nil, err
 	}
+	k.names = ks.names.ForResource(m.Resource).Informer()
+	if err := k.names.SetTransform(dropManagedFields); err != nil {
+		ks.mu.Unlock()
+		return nil, err
+	}
 	ks.byGK[gvk.GroupKind()] = k
 	ks.managed.Start(ks.stop)
+	ks.names.Start(ks.stop)
 	ks.mu.Unlock()
 	return k, waitSynced(ctx, k)
 }
@@ -207,12 +242,7 @@ func prepare(inf cache.SharedIndexInformer, indexers cache.Indexers, onEvent fun
 			return err
 		}
 	}
-	if err := inf.SetTransform(func(obj any) (any, error) {
-		if u, ok := obj.(*unstructured.Unstructured); ok {
-			u.SetManagedFields(nil)
-		}
-		return obj, nil
-	}); err != nil {
+	if err := inf.SetTransform(dropManagedFields); err != nil {
 		return err
 	}
 	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -228,10 +258,21 @@ func prepare(inf cache.SharedIndexInformer, indexers cache.Indexers, onEvent fun
 	return err
 }
 
+func dropManagedFields(obj any) (any, error) {
+	if m, ok := obj.(metav1.Object); ok {
+		m.SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
 func waitSynced(ctx context.Context, k *kind) error {
 	ctx, cancel := context.WithTimeout(ctx, cacheSyncTimeout)
 	defer cancel()
-	if !cache.WaitForCacheSync(ctx.Done(), k.informer.HasSynced) {
+	synced := []cache.InformerSynced{k.informer.HasSynced}
+	if k.names != nil {
+		synced = append(synced, k.names.HasSynced)
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		return fmt.Errorf("list %s from the hub: no answer within %s", k.gvr.Resource, cacheSyncTimeout)
 	}
 	return nil

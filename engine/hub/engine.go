@@ -112,7 +112,7 @@ func New(ctx context.Context, cfg *rest.Config, opts ...Option) (*Engine, error)
 		cancel:      cancel,
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
-	e.ks = newKinds(dyn, mapper, ectx.Done(), e.onEvent)
+	e.ks = newKinds(dyn, md, mapper, ectx.Done(), e.onEvent)
 	if err := e.retry(ctx, e.ks.start); err != nil {
 		cancel()
 		return nil, fmt.Errorf("hub %s: %w", cfg.Host, err)
