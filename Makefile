@@ -26,13 +26,16 @@ lint:
 # render` and `siteops check` over generated fleets (check beside conftest
 # when it is on PATH), the engine's wall time to all Installed and peak RSS
 # of 3,500 single-node sites at --speed 60 and 10,000 at --speed max, the Go
-# micro-benchmarks, and the loop's: `siteops run` on a 10,000-site
-# repository (first pass, one-site commit to status pushed).
+# micro-benchmarks, the loop's: `siteops run` on a 10,000-site
+# repository (first pass, one-site commit to status pushed), and the hub
+# engine's: 1,000 single-node sites applied to a local API server, then
+# again after a restart with nothing changed (requests, peak RSS).
 bench: build
 	$(GO) run ./hack/benchrender -bin $(BIN) -sizes $(BENCH_SIZES) -shapes $(BENCH_SHAPES) -manifests 20 -runs 3
 	$(GO) run ./hack/benchrender -bin $(BIN) -sizes 1000 -shapes sno,ha -layouts generators,overlays,files/clusterinstance -manifests 20 -runs 3
 	$(GO) run ./hack/benchcheck -bin $(BIN) -sizes $(BENCH_SIZES) -runs 3
 	$(GO) run ./hack/benchengine -runs sno:3500@60,sno:10000@max
+	$(GO) run ./hack/benchhub -sites 1000
 	$(GO) test -run '^$$' -bench . -benchmem ./render/ ./sites/ ./internal/yamlenc/ ./internal/kustomize/ ./policy/ ./engine/sim/
 	$(GO) run ./hack/benchloop -bin $(BIN) -sites 10000 -changes 5
 

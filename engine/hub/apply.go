@@ -188,6 +188,12 @@ func (e *Engine) upToDate(site string, objs []*desiredObject, hash string) bool 
 	want := map[string]bool{}
 	for _, d := range objs {
 		cur := d.kind.get(d.src.Namespace, d.src.Name)
+		if cur == nil && d.src.Kind == render.KindNamespace {
+			// A namespace made beforehand is used as it is.
+			if m, cached := d.kind.taken("", d.src.Name); cached && m != nil && m.GetLabels()[LabelManagedBy] != ManagedByValue {
+				continue
+			}
+		}
 		if cur == nil || cur.GetAnnotations()[AnnotationBundleHash] != hash || cur.GetLabels()[LabelSite] != site || cur.GetDeletionTimestamp() != nil {
 			return false
 		}

@@ -127,42 +127,58 @@ func managers(u *unstructured.Unstructured) []string {
 
 // TestUnchangedBundleSendsNothing applies a site, then the same bundle
 // again, then the same bundle from a new engine (a restart): neither
-// sends a request.
+// sends a request, whether siteops made the site's namespace or found it
+// made beforehand.
 func TestUnchangedBundleSendsNothing(t *testing.T) {
 	h := hubtest.Shared(t)
-	b := exampleBundle(t, exampleSNO, "same-sno")
-	e := newEngine(t, h.Config())
-	applyAll(t, e, h.Config(), b, "rev1")
-	ctx := testContext(t)
+	for _, tc := range []struct {
+		site         string
+		ownNamespace bool
+	}{
+		{"same-sno", true},
+		{"same-premade-sno", false},
+	} {
+		t.Run(tc.site, func(t *testing.T) {
+			b := exampleBundle(t, exampleSNO, tc.site)
+			ctx := testContext(t)
+			if !tc.ownNamespace {
+				if err := hubtest.CreatePrerequisites(ctx, h.Config(), b, true); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e := newEngine(t, h.Config())
+			applyAll(t, e, h.Config(), b, "rev1")
 
-	var log requestLog
-	e2 := newEngine(t, log.wrap(h.Config()))
-	log.reset()
-	for i := range 2 {
-		if err := e2.Apply(ctx, b, "rev2"); err != nil {
-			t.Fatal(err)
-		}
-		if got := log.list(); len(got) != 0 {
-			t.Fatalf("apply %d of an unchanged bundle after a restart sent %d requests: %v", i+1, len(got), got)
-		}
-	}
-	st, err := e2.Status(ctx, b.Site)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Revision != "rev2" {
-		t.Errorf("revision %q, want the one applied last", st.Revision)
-	}
-	sites, err := e2.Sites(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, s := range sites {
-		found = found || s == b.Site
-	}
-	if !found {
-		t.Errorf("a restarted engine does not list %s: %v", b.Site, sites)
+			var log requestLog
+			e2 := newEngine(t, log.wrap(h.Config()))
+			log.reset()
+			for i := range 2 {
+				if err := e2.Apply(ctx, b, "rev2"); err != nil {
+					t.Fatal(err)
+				}
+				if got := log.list(); len(got) != 0 {
+					t.Fatalf("apply %d of an unchanged bundle after a restart sent %d requests: %v", i+1, len(got), got)
+				}
+			}
+			st, err := e2.Status(ctx, b.Site)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Revision != "rev2" {
+				t.Errorf("revision %q, want the one applied last", st.Revision)
+			}
+			sites, err := e2.Sites(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, s := range sites {
+				found = found || s == b.Site
+			}
+			if !found {
+				t.Errorf("a restarted engine does not list %s: %v", b.Site, sites)
+			}
+		})
 	}
 }
 

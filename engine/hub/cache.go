@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -43,6 +45,23 @@ type kind struct {
 	// not (nil for kinds siteops does not apply): whether a name is taken
 	// by somebody else is a cache lookup, not a request.
 	names cache.SharedIndexInformer
+	// listErr is the last error listing or watching the kind.
+	listErr atomic.Value
+}
+
+// watchErrors keeps the last list or watch error of an informer, so that
+// waitSynced can say why a cache does not fill (a role without list).
+func (k *kind) watchErrors(inf cache.SharedIndexInformer) error {
+	return inf.SetWatchErrorHandler(func(_ *cache.Reflector, err error) { k.listErr.Store(errBox{err}) })
+}
+
+type errBox struct{ err error }
+
+func (k *kind) lastListError() error {
+	if b, ok := k.listErr.Load().(errBox); ok {
+		return b.err
+	}
+	return nil
 }
 
 // taken returns the metadata of the object of that name, siteops's or
@@ -204,6 +223,10 @@ func (ks *kinds) managedKind(ctx context.Context, gvk schema.GroupVersionKind) (
 		return nil, err
 	}
 	k.names = ks.names.ForResource(m.Resource).Informer()
+	if err := errors.Join(k.watchErrors(k.informer), k.watchErrors(k.names)); err != nil {
+		ks.mu.Unlock()
+		return nil, err
+	}
 	if err := k.names.SetTransform(dropManagedFields); err != nil {
 		ks.mu.Unlock()
 		return nil, err
@@ -226,7 +249,7 @@ func (ks *kinds) otherKind(ctx context.Context, gvk schema.GroupVersionKind, twe
 	if gvk == gvkAgent {
 		indexers[indexInfraEnv] = infraEnvIndex
 	}
-	if err := prepare(k.informer, indexers, ks.onEvent); err != nil {
+	if err := errors.Join(prepare(k.informer, indexers, ks.onEvent), k.watchErrors(k.informer)); err != nil {
 		return nil, err
 	}
 	go k.informer.Run(ks.stop)
@@ -265,17 +288,28 @@ func dropManagedFields(obj any) (any, error) {
 	return obj, nil
 }
 
+// waitSynced waits for the first list of the kind. A refusal (no role to
+// list it) ends the wait at once with what to do.
 func waitSynced(ctx context.Context, k *kind) error {
 	ctx, cancel := context.WithTimeout(ctx, cacheSyncTimeout)
 	defer cancel()
-	synced := []cache.InformerSynced{k.informer.HasSynced}
-	if k.names != nil {
-		synced = append(synced, k.names.HasSynced)
+	for {
+		if k.informer.HasSynced() && (k.names == nil || k.names.HasSynced()) {
+			return nil
+		}
+		err := k.lastListError()
+		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+			return fmt.Errorf("list and watch %s: %w; siteops needs the role in deploy/clusterrole.yaml", k.gvr.Resource, err)
+		}
+		select {
+		case <-ctx.Done():
+			if err != nil {
+				return fmt.Errorf("list %s from the hub: %w", k.gvr.Resource, err)
+			}
+			return fmt.Errorf("list %s from the hub: no answer within %s", k.gvr.Resource, cacheSyncTimeout)
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
-	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
-		return fmt.Errorf("list %s from the hub: no answer within %s", k.gvr.Resource, cacheSyncTimeout)
-	}
-	return nil
 }
 
 func siteIndex(obj any) ([]string, error) {

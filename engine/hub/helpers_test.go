@@ -32,6 +32,8 @@ const (
 	pullSecret      = "fleet-pull-secret"
 	testTimeout     = 3 * time.Minute
 	shortRetryEvery = 300 * time.Millisecond
+	// e2eShort bounds retries where a refusal is expected.
+	e2eShort = 2 * time.Second
 )
 
 var (
@@ -224,6 +226,11 @@ func applyAll(t testing.TB, e *hub.Engine, cfg *rest.Config, b *render.Bundle, r
 		t.Fatal(err)
 	}
 	return waitStatus(t, e, b.Site, func(st engine.SiteStatus) bool {
-		return len(st.Resources) == len(b.Objects) && !strings.Contains(st.Message, "missing")
+		for _, ev := range st.Events {
+			if ev.Reason == "Applied" && strings.Contains(ev.Message, "revision "+rev) {
+				return st.Reason == ""
+			}
+		}
+		return false
 	})
 }
