@@ -5,7 +5,7 @@ PKGS      ?= ./...
 BENCH_SIZES  ?= 1000,10000
 BENCH_SHAPES ?= sno,ha
 
-.PHONY: all build test lint bench run clean fuzz
+.PHONY: all build test lint bench run clean fuzz hub hub-build
 
 all: build
 
@@ -34,14 +34,17 @@ lint:
 # when it is on PATH), the engine's wall time to all Installed and peak RSS
 # of 3,500 single-node sites at --speed 60 and 10,000 at --speed max, the Go
 # micro-benchmarks, the loop's: `siteops run` on a 10,000-site
-# repository (first pass, one-site commit to status pushed), and the Argo
-# CD plugin path (argocd-cmp-server with examples/argocd/plugin.yaml)
-# beside `siteops render` on 1,000 sites.
+# repository (first pass, one-site commit to status pushed), the Argo CD
+# plugin path (argocd-cmp-server with examples/argocd/plugin.yaml) beside
+# `siteops render` on 1,000 sites, and the hub engine's: 1,000 single-node
+# sites applied to a local API server, then again after a restart with
+# nothing changed (requests, peak RSS).
 bench: build
 	$(GO) run ./hack/benchrender -bin $(BIN) -sizes $(BENCH_SIZES) -shapes $(BENCH_SHAPES) -manifests 20 -runs 3
 	$(GO) run ./hack/benchrender -bin $(BIN) -sizes 1000 -shapes sno,ha -layouts generators,overlays,files/clusterinstance -manifests 20 -runs 3
 	$(GO) run ./hack/benchcheck -bin $(BIN) -sizes $(BENCH_SIZES) -runs 3
 	$(GO) run ./hack/benchengine -runs sno:3500@60,sno:10000@max
+	$(GO) run ./hack/benchhub -sites 1000
 	$(GO) test -run '^$$' -bench . -benchmem ./render/ ./sites/ ./internal/yamlenc/ ./internal/kustomize/ ./policy/ ./engine/sim/
 	$(GO) run ./hack/benchloop -bin $(BIN) -sites 10000 -changes 5
 	$(GO) run ./hack/benchargocd -bin $(BIN) -sites 1000 -runs 3
@@ -59,6 +62,16 @@ fuzz:
 # http://127.0.0.1:8080/ (Ctrl-C stops it). RUN_FLAGS adds flags.
 run: build
 	$(BIN) run $(RUN_FLAGS)
+
+# hub starts a Kubernetes hub on loopback (etcd and kube-apiserver built
+# from the Go module proxy and cached under ~/.cache/siteops/hub, the
+# upstream CRDs installed) and prints its kubeconfig path; Ctrl-C stops it.
+# hub-build only builds the binaries (CI does it once before make test).
+hub:
+	$(GO) run ./hack/hub $(HUB_FLAGS)
+
+hub-build:
+	$(GO) run ./hack/hub -build-only
 
 clean:
 	rm -rf bin

@@ -48,6 +48,7 @@ type runFlags struct {
 	stuckAfter, noProgress     time.Duration
 	strict, allowRemote        bool
 	authorName, authorEmail    string
+	eng                        engineFlags
 }
 
 func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -59,8 +60,10 @@ func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
 Git remote fetched every --interval and on a signed POST /hooks/git) or of a
 local directory (--dir, watched for changes), loads and renders the sites that
 changed, checks them with the built-in rules and --policy, hands them to the
-installation engine (the embedded simulation of assisted-service and the
-bare-metal operator), and writes each site's status to status/<site>.yaml and
+installation engine (--engine sim, the default: the embedded simulation of
+assisted-service and the bare-metal operator; --engine hub: a Kubernetes hub
+running them, reached through --kubeconfig, server-side apply with field
+manager siteops), and writes each site's status to status/<site>.yaml and
 a fleet table to status/README.md: one commit per pass, pushed.
 
 A deny finding blocks its site only (phase PolicyFailed; the engine keeps
@@ -76,13 +79,18 @@ installed; 1 a site failed (--until-installed), --timeout passed, or the
 source could not be read; 2 usage error.`,
 		Example: `  siteops run
   siteops run --repo https://git.example.com/fleet.git --branch main --git-token-file token --prune
-  siteops run --dir examples/fleet --extra-manifests-dir examples/extra-manifests --speed max --until-installed`,
+  siteops run --dir examples/fleet --extra-manifests-dir examples/extra-manifests --speed max --until-installed
+  siteops run --engine hub --kubeconfig hub.kubeconfig --repo https://git.example.com/fleet.git --prune`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkEngineFlags(&f.eng, cmd.Flags().Changed); err != nil {
+				return usageError("%v", err)
+			}
 			return runRun(cmd.Context(), f, stderr)
 		},
 	}
 	fl := cmd.Flags()
+	f.eng.register(fl)
 	fl.StringVar(&f.dir, "dir", "", "reconcile this local directory, watched for changes")
 	fl.StringVar(&f.statusDir, "status-dir", "", "with --dir: where the status files go (default DIR/status)")
 	fl.StringVar(&f.repo, "repo", "", "reconcile this Git repository (https://, ssh://, git://, file://)")
@@ -228,9 +236,12 @@ func runRun(ctx context.Context, f *runFlags, stderr io.Writer) error {
 		return err
 	}
 	defer src.Close()
-	eng, err := sim.New(parent, sim.Options{StateDir: filepath.Join(f.stateDir, "engine"), Speed: speed, Approve: approve, Logger: log,
-		Bounds: engine.Bounds{StuckAfter: offIfZero(f.stuckAfter), NoProgressAfter: offIfZero(f.noProgress)}})
+	eng, err := openEngine(parent, f, speed, approve, log)
 	if err != nil {
+		var ue *exitError
+		if errors.As(err, &ue) {
+			return err
+		}
 		return fmt.Errorf("start the engine: %w", err)
 	}
 	defer eng.Close()

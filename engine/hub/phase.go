@@ -1,0 +1,122 @@
+package hub
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/engine/assisted"
+)
+
+// derivePhase sums the site up from what the controllers wrote. A site
+// the engine holds back keeps the phase its objects show, with the
+// engine's message; a site being deleted is Deleting.
+func derivePhase(st *engine.SiteStatus, p *problem, deleting bool) {
+	c := st.Cluster
+	switch state := assisted.ClusterStatus(c.State); {
+	case deleting:
+		st.Phase, st.Message = engine.PhaseDeleting, "The site is being deleted in the teardown order; the installed cluster is not touched."
+	case c.Installed || state.In(assisted.ClusterInstalled, assisted.ClusterAddingHosts):
+		st.Phase, st.Message = engine.PhaseInstalled, orText(c.StateInfo, "The cluster is installed.")
+	case state.In(assisted.ClusterFailedStatuses...):
+		st.Phase, st.Message = engine.PhaseFailed, "The installation failed: "+c.StateInfo+". Fix the cause, then delete the AgentClusterInstall (or the site) and apply it again to retry."
+	case state.In(assisted.ClusterPreparingForInstallation, assisted.ClusterInstalling, assisted.ClusterInstallingPendingUserAction, assisted.ClusterFinalizing):
+		st.Phase, st.Message = engine.PhaseInstalling, fmt.Sprintf("%s (%d%%).", c.StateInfo, c.Percent)
+	case registered(st.Hosts) > 0:
+		st.Phase, st.Message = engine.PhaseProvisioning, orText(c.StateInfo, "Hosts are registering.")
+	case c.State == "":
+		st.Phase, st.Message = engine.PhasePending, "Applied; waiting for assisted-service to register the cluster."
+	default:
+		st.Phase, st.Message = engine.PhasePending, fmt.Sprintf("Waiting for the discovery image; %d host(s) to boot.", len(st.Hosts))
+	}
+	if p != nil {
+		st.Reason, st.Message = p.reason, p.message
+		if p.reason == reasonRefused && len(st.Resources) == 0 {
+			st.Phase = engine.PhaseFailed
+		}
+	}
+}
+
+func registered(hosts []engine.HostStatus) int {
+	n := 0
+	for _, h := range hosts {
+		if h.Agent != "" {
+			n++
+		}
+	}
+	return n
+}
+
+func orText(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// trackProgress restarts a site's stall clock when its progress changed
+// since the last status, and reports whether the bound of its phase
+// passed (NotRegistering, NoProgress). The clock of a site first seen
+// starts at the latest time its objects record.
+func (e *Engine) trackProgress(name string, st *engine.SiteStatus) bool {
+	key := assisted.ProgressKey(st)
+	now := time.Now().UTC()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.siteLocked(name)
+	if key != s.progressKey {
+		at := now
+		if s.progressKey == "" {
+			at = latestTime(st, now)
+		}
+		s.progressKey, s.progressAt = key, at
+	}
+	at := s.progressAt
+	st.LastProgressAt = &at
+	bound, ok := assisted.Stallable(st, e.o.bounds)
+	s.stalled = ok && now.Sub(s.progressAt) >= bound
+	return s.stalled
+}
+
+// latestTime is the latest condition transition of the site's objects,
+// or def when none is recorded.
+func latestTime(st *engine.SiteStatus, def time.Time) time.Time {
+	var t time.Time
+	for _, r := range st.Resources {
+		for _, c := range r.Conditions {
+			if c.LastTransitionTime.After(t) {
+				t = c.LastTransitionTime
+			}
+		}
+	}
+	if st.Cluster.InstallStartedAt != nil && st.Cluster.InstallStartedAt.After(t) {
+		t = *st.Cluster.InstallStartedAt
+	}
+	if t.IsZero() || t.After(def) {
+		return def
+	}
+	return t
+}
+
+// checkStalls notifies the sites whose stall state changed since their
+// last status: the time bounds pass without an event on the hub.
+func (e *Engine) checkStalls() {
+	names, _ := e.Sites(e.ctx)
+	for _, name := range names {
+		e.mu.Lock()
+		var was bool
+		if s := e.sites[name]; s != nil {
+			was = s.stalled
+		}
+		e.mu.Unlock()
+		if _, err := e.Status(e.ctx, name); err != nil {
+			continue
+		}
+		e.mu.Lock()
+		now := e.sites[name] != nil && e.sites[name].stalled
+		e.mu.Unlock()
+		if now != was {
+			e.notify(name)
+		}
+	}
+}
