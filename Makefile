@@ -14,13 +14,14 @@ build:
 
 # test runs every test, including the conformance tests against the
 # upstream generator's output and the CRD schema validation. It first
-# builds Argo CD for the tests of examples/argocd (cached by version, about
-# 10 minutes cold); if that fails those tests fail under CI=true and are
-# skipped elsewhere. A test that hangs fails after TEST_TIMEOUT with its
+# installs what the tests need beyond Go (hack/test-deps.sh: Chromium,
+# Argo CD, etcd and kube-apiserver, the last three built and cached by
+# version, about 15 minutes cold); a test whose dependency could not be had
+# fails under CI=true. A test that hangs fails after TEST_TIMEOUT with its
 # name and stack, instead of holding up the run.
 TEST_TIMEOUT ?= 20m
 test:
-	-hack/argocd/build.sh >/dev/null
+	-hack/test-deps.sh
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
 	cd hack/argocd && $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./luahealth/ ./examplecheck/
 
