@@ -21,8 +21,8 @@
 // (ru_maxrss from wait4, Linux only), and prints one table row per size,
 // shape and layout: the best and median
 // wall time, sites per second at the median, the output size, the highest
-// peak RSS over the runs, and the exit code. The methodology follows §7.2
-// of the SiteConfig reference (single process over the whole fleet, output
+// peak RSS over the runs, and the exit code. The method is the one the
+// upstream SiteConfig generator was measured with (single process over the whole fleet, output
 // discarded, several runs because wall times on shared machines are noisy).
 //
 // A run that exits non-zero ends the runs of that size, shape and layout,

@@ -43,8 +43,8 @@
 // that the built overlay equals the ClusterInstance [FormatClusterInstance]
 // writes for the same site. [SitesPerRegion] sites share a region.
 //
-// The sites follow the benchmark inputs of the reference (§7.2 of
-// siteconfig-v1.md): static IPv4 nmstate (one ethernet interface with an
+// The sites follow the inputs the upstream SiteConfig generator was measured
+// with (docs/performance.md): static IPv4 nmstate (one ethernet interface with an
 // address, a DNS server and a default route), one node label per node,
 // cpuPartitioningMode AllNodes, an installConfigOverrides JSON and three
 // cluster labels (clusterLabels in a SiteConfig, ManagedCluster extraLabels
