@@ -11,7 +11,8 @@ import (
 // the size of the archive the config travels in inside the ISO: a gzipped
 // cpio ("newc") archive holding one file, config.ign, mode 0100644
 // (assisted-image-service isoeditor IgnitionContent.Archive, called by
-// ValidateIgnitionImageSize; assisted-engine.md §8.3). Compression is why
+// ValidateIgnitionImageSize in openshift/assisted-service
+// internal/cluster/validations/validations.go). Compression is why
 // thousands of similar NMStateConfigs fit in 256 KiB.
 
 // ArchiveSize is the size of the discovery config packed as assisted-service

@@ -7,7 +7,8 @@ import (
 	"strings"
 )
 
-// The units and files of the discovery config (assisted-engine.md §8.6).
+// The units and files of the discovery config (openshift/assisted-service
+// internal/ignition/templates/discovery.ign).
 // They do what assisted-service's do, at about the same length; only their
 // size matters here, as the engine never boots them.
 

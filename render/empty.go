@@ -5,7 +5,7 @@ import "reflect"
 // The generator copies a field of the site into its object whenever the
 // field is set, and leaves it out only when it is unset: a list or mapping
 // written empty ("apiVIPs: []", "rootDeviceHints: {}") is rendered empty
-// (siteconfig-v1.md §3.0), while the typed objects siteops builds drop
+// (the generator renders untyped maps), while the typed objects siteops builds drop
 // empty values. copiedValues lists, per kind, the fields copied whole, and
 // where each goes.
 

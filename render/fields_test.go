@@ -15,7 +15,7 @@ import (
 
 // fieldSite sets every SiteConfig field that reaches a rendered object, each
 // to a value of its own, so that each can be followed to where
-// siteconfig-v1.md §3.1 says it goes.
+// the generator's clusterCRsV1.go puts it.
 const fieldSite = `apiVersion: ran.openshift.io/v1
 kind: SiteConfig
 metadata: {name: s}
