@@ -14,8 +14,8 @@ import (
 	"github.com/siteops/siteops/sites"
 )
 
-// Builders of the cluster-level resources of a SiteConfig site, one per
-// kind, in the generator's template order (clusterCRsV1.go in
+// Builders of the cluster-level resources of a SiteConfig site, one per kind,
+// in the generator's template order (clusterCRsV1.go in
 // openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig).
 
 func typeMeta(apiVersion, kind string) metav1.TypeMeta {

@@ -19,23 +19,22 @@ import (
 	"github.com/siteops/siteops/internal/yamlenc"
 )
 
-// The discovery Ignition is the config the discovery ISO of an InfraEnv
-// boots with: it starts the agent that registers the host. assisted-service
-// builds it from a template (internal/ignition/templates/discovery.ign),
-// merges the InfraEnv's
-// ignitionConfigOverride into it, and refuses the InfraEnv when the config,
-// packed the way it is embedded in the ISO, exceeds 256 KiB
+// The discovery Ignition is the config the discovery ISO of an InfraEnv boots
+// with: it starts the agent that registers the host. assisted-service builds it
+// from a template (internal/ignition/templates/discovery.ign), merges the
+// InfraEnv's ignitionConfigOverride into it, and refuses the InfraEnv when the
+// config, packed the way it is embedded in the ISO, exceeds 256 KiB
 // (ValidateIgnitionImageSize in internal/cluster/validations/validations.go).
-// DiscoveryIgnition builds the same config from the rendered objects, so
-// that its size is known before anything is applied.
+// DiscoveryIgnition builds the same config from the rendered objects, so that
+// its size is known before anything is applied.
 //
 // Values that live on the hub, not in the site (the service URL, the agent
 // image, the pull secret's content, the agent's token) are placeholders of
 // realistic length and entropy: the size stays realistic, and no secret is
 // ever read or copied.
 
-// DiscoveryIgnitionLimit is assisted-service's limit on the discovery
-// Ignition, packed as in the ISO: IgnitionImageSizePadding, 256 KiB
+// DiscoveryIgnitionLimit is assisted-service's limit on the discovery Ignition,
+// packed as in the ISO: IgnitionImageSizePadding, 256 KiB
 // (openshift/assisted-service internal/cluster/validations/validations.go).
 const DiscoveryIgnitionLimit = 256 << 10
 
@@ -48,15 +47,15 @@ const DiscoveryIgnitionLimit = 256 << 10
 const DiscoveryIgnitionWarn = DiscoveryIgnitionLimit * 4 / 5
 
 // discoveryVersion is the Ignition version of assisted-service's discovery
-// template (openshift/assisted-service internal/ignition/templates/discovery.ign);
-// an override merged into it makes the result 3.2.0, the version
-// assisted-service parses configs to (ParseToLatest in
-// internal/common/ignition/ignition.go).
+// template (openshift/assisted-service
+// internal/ignition/templates/discovery.ign); an override merged into it makes
+// the result 3.2.0, the version assisted-service parses configs to
+// (ParseToLatest in internal/common/ignition/ignition.go).
 const discoveryVersion = "3.1.0"
 
 // Hub-side values of the discovery config (FormatDiscoveryIgnitionFile in
-// openshift/assisted-service internal/ignition/discovery.go), as
-// placeholders of the length a hub usually has.
+// openshift/assisted-service internal/ignition/discovery.go), as placeholders
+// of the length a hub usually has.
 const (
 	// discoveryServiceURL stands for SERVICE_BASE_URL, the assisted-service
 	// route on the hub.
@@ -145,11 +144,11 @@ func mergeOverride(base types.Config, override string) (types.Config, error) {
 }
 
 // NMStateSelectorMatches reports whether an InfraEnv's
-// nmStateConfigLabelSelector selects an NMStateConfig. As in
-// assisted-service, namespaces do not matter and an empty selector selects
-// nothing (the InfraEnv controller, openshift/assisted-service
-// internal/controller/controllers/infraenv_controller.go). A selector that does not parse
-// selects nothing either.
+// nmStateConfigLabelSelector selects an NMStateConfig. As in assisted-service,
+// namespaces do not matter and an empty selector selects nothing (the InfraEnv
+// controller, openshift/assisted-service
+// internal/controller/controllers/infraenv_controller.go). A selector that does
+// not parse selects nothing either.
 func NMStateSelectorMatches(infraEnv, nmStateConfig *Object) bool {
 	if infraEnv == nil || nmStateConfig == nil || nmStateConfig.Kind != KindNMStateConfig {
 		return false

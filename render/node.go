@@ -134,8 +134,8 @@ func (r *siteRender) hostFirmwareSettings(i int) (*metal3.HostFirmwareSettings, 
 	}, nil
 }
 
-// biosSettings reads a flat YAML map of BIOS settings, values as written
-// (the generator's siteConfigBuilder.go).
+// biosSettings reads a flat YAML map of BIOS settings, values as written (the
+// generator's siteConfigBuilder.go).
 func biosSettings(f *sites.File) (metal3.DesiredSettingsMap, error) {
 	m, err := sites.DecodeFlatMap(f.Path, f.Data)
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 )
 
 // The annotations, labels and sync waves of the rendered resources, as the
-// upstream SiteConfig generator writes them (clusterCRsV1.go, clusterCRsV2.go and
-// siteConfigHelper.go in openshift-kni/cnf-features-deploy
+// upstream SiteConfig generator writes them (clusterCRsV1.go, clusterCRsV2.go
+// and siteConfigHelper.go in openshift-kni/cnf-features-deploy
 // ztp/siteconfig-generator/siteConfig).
 const (
 	// AnnotationZTPGenerated marks every generated object and every object
@@ -87,10 +87,9 @@ const (
 )
 
 // syncWaves is the default sync wave of each kind (the generator's
-// clusterCRsV1.go).
-// BareMetalHost is in wave 3 so that Argo CD deletes it before the InfraEnv
-// and the Namespace (OCPBUGS-42945). The v2 site ConfigMap is in wave 2;
-// see siteConfigMapWave.
+// clusterCRsV1.go). BareMetalHost is in wave 3 so that Argo CD deletes it
+// before the InfraEnv and the Namespace (OCPBUGS-42945). The v2 site ConfigMap
+// is in wave 2; see siteConfigMapWave.
 var syncWaves = map[string]int{
 	KindNamespace:             0,
 	KindAgentClusterInstall:   1,
@@ -106,14 +105,14 @@ var syncWaves = map[string]int{
 
 const siteConfigMapWave = 2
 
-// siteConfigMapNamePrefix names a v2 site ConfigMap that has data but no
-// name: ztp-site-<clusterName> (the generator's clusterCRsV2.go).
+// siteConfigMapNamePrefix names a v2 site ConfigMap that has data but no name:
+// ztp-site-<clusterName> (the generator's clusterCRsV2.go).
 const siteConfigMapNamePrefix = "ztp-site-"
 
-// deprecation is a warning annotation the generator writes on every object
-// of a kind when a cluster uses a deprecated field. It is written after
-// crTemplates and crAnnotations, so an override keeps it and cannot replace
-// it (getDeprecationWarnings in the generator's siteConfigHelper.go).
+// deprecation is a warning annotation the generator writes on every object of a
+// kind when a cluster uses a deprecated field. It is written after crTemplates
+// and crAnnotations, so an override keeps it and cannot replace it
+// (getDeprecationWarnings in the generator's siteConfigHelper.go).
 type deprecation struct {
 	kind, annotation, message string
 	used                      func(c *sites.Clusters) bool
@@ -130,8 +129,8 @@ var deprecations = []deprecation{
 
 // kindOrder orders kinds within one sync wave the way Argo CD applies them:
 // namespaces and built-in kinds first, custom resources after, by name
-// (argoproj/gitops-engine pkg/sync/sync_tasks.go). Kinds not listed sort after these,
-// alphabetically.
+// (argoproj/gitops-engine pkg/sync/sync_tasks.go). Kinds not listed sort after
+// these, alphabetically.
 var kindOrder = []string{
 	KindNamespace, "NetworkPolicy", "ResourceQuota", "LimitRange", "ServiceAccount", "Secret",
 	KindConfigMap,

@@ -16,8 +16,8 @@ const ClusterInstanceAPIVersion = "siteconfig.open-cluster-management.io/v1alpha
 
 // The ClusterInstance CRD's defaults and enumerations (stolostron/siteconfig
 // api/v1alpha1/clusterinstance_types.go, and the CRD in
-// internal/crdschema/crds). Defaults are applied before
-// a document's keys are read, as the API server applies them on create.
+// internal/crdschema/crds). Defaults are applied before a document's keys are
+// read, as the API server applies them on create.
 const (
 	DefaultCIArchitecture   = "x86_64"
 	DefaultCIRole           = "master"
@@ -52,8 +52,8 @@ var ciEnums = map[string][]string{
 	"spec.nodes[].cpuArchitecture":       {"x86_64", "aarch64"},
 }
 
-// DefaultTemplateRefs are the operator's built-in Assisted Installer
-// template sets, which siteops renders in Go (stolostron/siteconfig
+// DefaultTemplateRefs are the operator's built-in Assisted Installer template
+// sets, which siteops renders in Go (stolostron/siteconfig
 // internal/templates/assisted-installer/template.go).
 var DefaultTemplateRefs = struct{ Cluster, Node string }{"ai-cluster-templates-v1", "ai-node-templates-v1"}
 
@@ -111,8 +111,8 @@ func isClusterInstance(body *yaml.Node) bool {
 	return av != nil && strings.HasPrefix(av.Value, clusterInstanceGroup)
 }
 
-// decodeClusterInstance decodes one ClusterInstance document and checks
-// what the CRD schema and the operator's webhook check on create
+// decodeClusterInstance decodes one ClusterInstance document and checks what
+// the CRD schema and the operator's webhook check on create
 // (stolostron/siteconfig api/v1alpha1/clusterinstance_types.go,
 // clusterinstance_webhook.go).
 func decodeClusterInstance(file string, body *yaml.Node, budget *int, o decodeOptions) ([]*Site, Problems) {

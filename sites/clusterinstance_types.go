@@ -1,9 +1,9 @@
 package sites
 
 // ClusterInstance input types (siteconfig.open-cluster-management.io/v1alpha1,
-// stolostron/siteconfig api/v1alpha1/clusterinstance_types.go). Go field names follow the upstream API types, so
-// that templates addressing ".Spec.X" keep working if custom templates are
-// supported; the yaml tags are the file format.
+// stolostron/siteconfig api/v1alpha1/clusterinstance_types.go). Go field names
+// follow the upstream API types, so that templates addressing ".Spec.X" keep
+// working if custom templates are supported; the yaml tags are the file format.
 
 // ClusterInstance is one ClusterInstance document: one cluster.
 type ClusterInstance struct {

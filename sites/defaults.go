@@ -1,11 +1,12 @@
 package sites
 
 // Defaults and fixed vocabularies of the SiteConfig format, each as the
-// upstream generator applies it: the UnmarshalYAML methods of Clusters,
-// Nodes, DiskEncryption, Partitions and SiteConfigMap in
+// upstream generator applies it: the UnmarshalYAML methods of Clusters, Nodes,
+// DiskEncryption, Partitions and SiteConfigMap in
 // openshift-kni/cnf-features-deploy
-// ztp/siteconfig-generator/siteConfig/siteConfig.go. A default is applied before a document's keys are read, so an explicit value,
-// even an empty one, wins, exactly as with the generator.
+// ztp/siteconfig-generator/siteConfig/siteConfig.go. A default is applied
+// before a document's keys are read, so an explicit value, even an empty one,
+// wins, exactly as with the generator.
 const (
 	DefaultNetworkType           = "OVNKubernetes" // clusters[].networkType
 	DefaultBootMode              = "UEFI"          // nodes[].bootMode
@@ -24,8 +25,9 @@ const (
 	ClusterTypeSNO      = "sno"      // exactly one master
 	ClusterTypeStandard = "standard" // anything else
 
-	// MinPartitionStart is the smallest diskPartition start, in MiB: below it
-	// the root partition is too small to install (Partitions.UnmarshalYAML).
+	// MinPartitionStart is the smallest diskPartition start, in MiB: below
+	// it the root partition is too small to install
+	// (Partitions.UnmarshalYAML).
 	MinPartitionStart = 25000
 )
 

@@ -151,8 +151,8 @@ func mappingValue(n *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// decodeSiteConfig decodes one SiteConfig document and checks what the
-// upstream generator checks (openshift-kni/cnf-features-deploy
+// decodeSiteConfig decodes one SiteConfig document and checks what the upstream
+// generator checks (openshift-kni/cnf-features-deploy
 // ztp/siteconfig-generator/siteConfig/siteConfig.go and siteConfigBuilder.go),
 // cluster by cluster.
 func decodeSiteConfig(file string, body *yaml.Node, budget *int, o decodeOptions) ([]*Site, Problems) {
@@ -273,9 +273,9 @@ func clusterIndex(field string) (int, bool) {
 	return i, true
 }
 
-// normalizeCluster derives what upstream derives after decoding: node
-// counts, the cluster type, partition labels and the manifests ConfigMap
-// references (the UnmarshalYAML methods of the generator's siteConfig.go).
+// normalizeCluster derives what upstream derives after decoding: node counts,
+// the cluster type, partition labels and the manifests ConfigMap references
+// (the UnmarshalYAML methods of the generator's siteConfig.go).
 func normalizeCluster(c *Clusters, sc *SiteConfig) {
 	c.NumMasters, c.NumWorkers = 0, 0
 	for i := range c.Nodes {
@@ -307,8 +307,8 @@ func normalizeCluster(c *Clusters, sc *SiteConfig) {
 	}
 }
 
-// AcceleratedZTPLabel switches on accelerated provisioning (isAcceleratedZTPEnabled
-// in the generator's siteConfig.go).
+// AcceleratedZTPLabel switches on accelerated provisioning
+// (isAcceleratedZTPEnabled in the generator's siteConfig.go).
 const AcceleratedZTPLabel = "accelerated-ztp"
 
 // AcceleratedZTP reports whether the cluster asks for accelerated ZTP.

@@ -2,8 +2,8 @@ package sites
 
 // The SiteConfig input types. Their Go field names are part of the input
 // format, not an implementation detail: crTemplates address values as
-// "{{ .Cluster.ClusterName }}" and extra-manifest templates as
-// "{{ .Data.Nodes }}", both by the upstream generator's Go field names
+// "{{ .Cluster.ClusterName }}" and extra-manifest templates as "{{ .Data.Nodes }}",
+// both by the upstream generator's Go field names
 // (openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig/
 // siteConfig.go). Keep them; the yaml tags are the file format.
 
