@@ -48,9 +48,9 @@ var rules = []rule{
 		why: "a numbered issue readers cannot look up; say what the rule or behaviour is instead"},
 }
 
-// Extensions are the kinds of file Scan reads: source, policy, docs,
+// extensions are the kinds of file Scan reads: source, policy, docs,
 // examples and the golden output of the program.
-var Extensions = []string{".go", ".rego", ".md", ".yaml", ".yml", ".json", ".golden", ".html", ".js", ".tmpl"}
+var extensions = []string{".go", ".rego", ".md", ".yaml", ".yml", ".json", ".golden", ".html", ".js", ".tmpl"}
 
 // skipDirs are directories Scan does not enter.
 var skipDirs = map[string]bool{".git": true, "node_modules": true, "vendor": true}
@@ -84,7 +84,7 @@ func (o *options) isAllowed(name string) bool {
 	return false
 }
 
-// Scan reads every file of fsys with one of the Extensions and returns
+// Scan reads every file of fsys with one of the extensions and returns
 // its unreadable citations, sorted by path and line.
 func Scan(fsys fs.FS, opts ...Option) ([]Finding, error) {
 	var o options
@@ -119,7 +119,7 @@ func Scan(fsys fs.FS, opts ...Option) ([]Finding, error) {
 }
 
 func hasExtension(name string) bool {
-	for _, ext := range Extensions {
+	for _, ext := range extensions {
 		if strings.HasSuffix(name, ext) {
 			return true
 		}
