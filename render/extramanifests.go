@@ -15,7 +15,9 @@ import (
 )
 
 // Extra manifests: the files of the manifest directories, rendered into the
-// data of the cluster's ConfigMap (siteconfig-v1.md §5.2, §5.5).
+// data of the cluster's ConfigMap (getExtraManifestMaps and getWorkloadManifest
+// in openshift-kni/cnf-features-deploy
+// ztp/siteconfig-generator/siteConfig/siteConfigBuilder.go).
 
 // manifestEntry is one key of the ConfigMap.
 type manifestEntry struct {
@@ -223,7 +225,8 @@ func (r *siteRender) addDir(entries map[string]manifestEntry, d *sites.ManifestD
 	return nil
 }
 
-// Files of the legacy workload-partitioning directory (siteconfig-v1.md §5.5).
+// Files of the legacy workload-partitioning directory (the generator's
+// getWorkloadManifest).
 const (
 	workloadManifest = "03-workload-partitioning.yaml"
 	workloadCrio     = "crio.conf"
@@ -264,7 +267,8 @@ func (r *siteRender) addWorkload(entries map[string]manifestEntry, dir *sites.Ma
 	return nil
 }
 
-// filterManifests applies extraManifests.filter (siteconfig-v1.md §5.2).
+// filterManifests applies extraManifests.filter (the generator's
+// filterExtraManifests).
 func filterManifests(entries map[string]manifestEntry, f *sites.Filter) error {
 	if f == nil {
 		return nil

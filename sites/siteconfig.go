@@ -151,8 +151,10 @@ func mappingValue(n *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// decodeSiteConfig decodes one SiteConfig document and checks what the
-// upstream generator checks (siteconfig-v1.md §4), cluster by cluster.
+// decodeSiteConfig decodes one SiteConfig document and checks what the upstream
+// generator checks (openshift-kni/cnf-features-deploy
+// ztp/siteconfig-generator/siteConfig/siteConfig.go and siteConfigBuilder.go),
+// cluster by cluster.
 func decodeSiteConfig(file string, body *yaml.Node, budget *int, o decodeOptions) ([]*Site, Problems) {
 	d := newNodeDecoder(file, budget)
 	sc := &SiteConfig{}
@@ -274,9 +276,9 @@ func clusterIndex(field string) (int, bool) {
 	return i, true
 }
 
-// normalizeCluster derives what upstream derives after decoding: node
-// counts, the cluster type, partition labels and the manifests ConfigMap
-// references (siteconfig-v1.md §2.3, §5.7, §5.9).
+// normalizeCluster derives what upstream derives after decoding: node counts,
+// the cluster type, partition labels and the manifests ConfigMap references
+// (the UnmarshalYAML methods of the generator's siteConfig.go).
 func normalizeCluster(c *Clusters, sc *SiteConfig) {
 	c.NumMasters, c.NumWorkers = 0, 0
 	for i := range c.Nodes {
@@ -308,7 +310,8 @@ func normalizeCluster(c *Clusters, sc *SiteConfig) {
 	}
 }
 
-// AcceleratedZTPLabel switches on accelerated provisioning (siteconfig-v1.md §5.9).
+// AcceleratedZTPLabel switches on accelerated provisioning
+// (isAcceleratedZTPEnabled in the generator's siteConfig.go).
 const AcceleratedZTPLabel = "accelerated-ztp"
 
 // AcceleratedZTP reports whether the cluster asks for accelerated ZTP.
@@ -387,7 +390,8 @@ func (v *validator) checkCrTemplates(field string, m map[string]string, allowed 
 	}
 }
 
-// checkCluster applies the generator's own checks (siteconfig-v1.md §4).
+// checkCluster applies the generator's own checks (siteConfig.go and
+// validateSiteConfig in siteConfigBuilder.go).
 func (v *validator) checkCluster(cp string, c *Clusters, sc *SiteConfig, format Format) {
 	if c.NumMasters == 0 && !v.broken[cp+".nodes"] {
 		v.fail(cp+".nodes", "the cluster has no master node (counted %d masters, %d other nodes)", c.NumMasters, len(c.Nodes)-int(c.NumMasters)).
