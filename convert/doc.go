@@ -12,7 +12,7 @@
 //
 // # Why a report
 //
-// The two APIs do not cover the same ground (clusterinstance.md §8):
+// The two APIs do not cover the same ground (docs/convert.md):
 // ClusterInstance has no crTemplates, BIOS profiles, extra-manifest
 // directories or site ConfigMap, renders its objects from template
 // ConfigMaps instead of built-in Go templates, and spells some fields

@@ -98,20 +98,24 @@ type immutableField struct {
 	at func(old, now *sites.NodeModel) string
 }
 
-// Why texts of the immutable fields (assisted-engine.md §8.5,
-// clusterinstance.md §7.1).
+// Why texts of the immutable fields, each naming the upstream code that
+// refuses or ignores the change.
 const (
 	whyACI = "the AgentClusterInstall spec is immutable once installation has started " +
-		"(assisted-engine.md §8.5; ClusterInstance: clusterinstance.md §7.1)"
+		"(assisted-service pkg/webhooks/hiveextension/v1beta1/agentclusterinstall_validation_hook.go; " +
+		"ClusterInstance: the siteconfig operator's webhook, api/v1alpha1/clusterinstance_webhook.go)"
 	whyCD = "the ClusterDeployment's cluster name and base domain name the installed cluster " +
-		"(hive; ClusterInstance: clusterinstance.md §7.1, not a path that may change after provisioning)"
+		"(hive pkg/validating-webhooks/hive/v1/clusterdeployment_validating_admission_hook.go; ClusterInstance: " +
+		"not a path that may change after provisioning, api/v1alpha1/clusterinstance_webhook.go)"
 	whyInstallConfig = "install-config overrides are applied only while the cluster is insufficient, ready, " +
-		"pending-for-input or adding-hosts (assisted-engine.md §8.4)"
-	whyInfraEnv = "the InfraEnv's cpuArchitecture is immutable (assisted-engine.md §8.5)"
-	whyHost     = "an installed host keeps its hardware identity; bmcAddress, bootMACAddress and interface MACs " +
-		"change only with a reinstall (clusterinstance.md §6, §7.1)"
+		"pending-for-input or adding-hosts (assisted-service internal/bminventory/inventory.go)"
+	whyInfraEnv = "the InfraEnv's cpuArchitecture is immutable " +
+		"(assisted-service pkg/webhooks/agentinstall/v1beta1/infraenv_admission_hook.go)"
+	whyHost = "an installed host keeps its hardware identity; bmcAddress, bootMACAddress and interface MACs " +
+		"change only with a reinstall (the siteconfig operator's webhook, api/v1alpha1/clusterinstance_webhook.go)"
 	whyAgent = "an Agent's role and installation disk reach assisted-service only before the host installs " +
-		"(assisted-engine.md §8.5); the ClusterInstance webhook refuses the change (clusterinstance.md §7.1)"
+		"(assisted-service internal/controller/controllers/agent_controller.go); the ClusterInstance webhook " +
+		"refuses the change (api/v1alpha1/clusterinstance_webhook.go)"
 )
 
 // immutableCluster and immutableNode are the fields the change rule

@@ -175,7 +175,7 @@ func (m *Model) fromSiteConfig(s *Site) {
 		role := n.Role
 		if role == "" {
 			// The generator counts a node without a role as a master
-			// (cnf-features-deploy ztp/siteconfig-generator/siteconfig/siteconfig.go).
+			// (cnf-features-deploy ztp/siteconfig-generator/siteConfig/siteConfig.go).
 			role = RoleMaster
 		}
 		m.Nodes = append(m.Nodes, NodeModel{
