@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/siteops/siteops/internal/yamlenc"
 	"github.com/siteops/siteops/sites"
 )
 
@@ -20,26 +21,61 @@ func TestConversionKeepsTheModel(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			_, all := convertCorpus(t, c)
 			for _, cv := range all {
-				want, got := comparableModel(cv.orig.Model()), comparableModel(cv.ci.Model())
-				if got.Cluster.CPUArchitecture == sites.DefaultCIArchitecture {
-					got.Cluster.CPUArchitecture = ""
-				}
-				for i := range got.Nodes {
-					if got.Nodes[i].CPUArchitecture == sites.DefaultCIArchitecture {
-						got.Nodes[i].CPUArchitecture = ""
-					}
-					if i < len(want.Nodes) && !slices.Contains([]string{sites.RoleMaster, sites.RoleWorker}, want.Nodes[i].Role) {
-						if !reported(cv.result.Report, cv.orig.Model().Nodes[i].Path+".role", Changed) {
-							t.Errorf("%s: node %d's role %q changes without a note", cv.orig.Name, i, want.Nodes[i].Role)
-						}
-						want.Nodes[i].Role, got.Nodes[i].Role = "", ""
-						want.Cluster.ClusterType, got.Cluster.ClusterType = "", ""
-					}
-				}
-				compareModels(t, cv.orig.Name, want, got)
+				checkModelKept(t, cv.orig, cv.ci, cv.result.Report)
 			}
 		})
 	}
+}
+
+// TestConversionKeepsTheModelRoles: roles other than master and worker,
+// which the corpora do not have, change only where the report says so.
+func TestConversionKeepsTheModelRoles(t *testing.T) {
+	orig := loadOne(t, map[string]string{"site.yaml": siteConfig{
+		cluster: "      apiVIPs: [192.0.2.100]\n      ingressVIPs: [192.0.2.101]\n",
+		nodes: node("n0", "02:00:00:00:00:01", "", "") + node("n1", "02:00:00:00:00:02", "master", "") +
+			node("n2", "02:00:00:00:00:03", "master", "") + node("n3", "02:00:00:00:00:04", "storage", ""),
+	}.String()})
+	res, err := Convert(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := yamlenc.Marshal(res.ClusterInstance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := loadSites(t, map[string]string{"site.yaml": string(data)})
+	if len(back) != 1 {
+		t.Fatalf("%d sites loaded back, want 1", len(back))
+	}
+	if got := back[0].Model().Nodes[3].Role; got != sites.RoleWorker {
+		t.Errorf("role storage converts to %q, want worker", got)
+	}
+	checkModelKept(t, orig, back[0], res.Report)
+}
+
+// checkModelKept compares the models of a SiteConfig cluster and its
+// conversion: a role other than master or worker may differ when the
+// report has a changed note for it, and the CPU architecture the CRD
+// defaults may be set.
+func checkModelKept(t *testing.T, orig, ci *sites.Site, report []Note) {
+	t.Helper()
+	want, got := comparableModel(orig.Model()), comparableModel(ci.Model())
+	if got.Cluster.CPUArchitecture == sites.DefaultCIArchitecture {
+		got.Cluster.CPUArchitecture = ""
+	}
+	for i := range got.Nodes {
+		if got.Nodes[i].CPUArchitecture == sites.DefaultCIArchitecture {
+			got.Nodes[i].CPUArchitecture = ""
+		}
+		if i < len(want.Nodes) && !slices.Contains([]string{sites.RoleMaster, sites.RoleWorker}, want.Nodes[i].Role) {
+			if !reported(report, orig.Model().Nodes[i].Path+".role", Changed) {
+				t.Errorf("%s: node %d's role %q changes without a note", orig.Name, i, want.Nodes[i].Role)
+			}
+			want.Nodes[i].Role, got.Nodes[i].Role = "", ""
+			want.Cluster.ClusterType, got.Cluster.ClusterType = "", ""
+		}
+	}
+	compareModels(t, orig.Name, want, got)
 }
 
 // comparableModel is a copy of m without the document paths, which
