@@ -4,10 +4,10 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/siteops/siteops/internal/procstat"
 )
 
 // TestHostilePolicies builds the attacks of a user policy on the machine
@@ -42,10 +42,10 @@ func TestHostilePolicies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			stop := watchHeap()
-			cpu := cpuTime()
+			stop := procstat.WatchHeap()
+			cpu := procstat.CPUTime()
 			rep := checkFiles(t, e, "rules/testdata/ztp.nodes.hostname-unique", nil, "good.yaml")
-			used := cpuTime() - cpu
+			used := procstat.CPUTime() - cpu
 			if p := stop(); p > maxHeap {
 				t.Errorf("the heap reached %d MiB, over %d MiB", p>>20, maxHeap>>20)
 			}
@@ -82,37 +82,4 @@ func TestRefusedBuiltins(t *testing.T) {
 			t.Errorf("%s: err = %v, want undefined function at p.rego:4", call, err)
 		}
 	}
-}
-
-// watchHeap samples the heap until stop is called, which returns the most
-// it saw.
-func watchHeap() (stop func() uint64) {
-	peak := &atomic.Uint64{}
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		for {
-			if h := heapBytes(); h > peak.Load() {
-				peak.Store(h)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(2 * time.Millisecond):
-			}
-		}
-	}()
-	return func() uint64 {
-		close(done)
-		<-finished
-		return peak.Load()
-	}
-}
-
-// cpuTime is the CPU time the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
