@@ -1,0 +1,52 @@
+package sites
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/siteops/siteops/internal/procstat"
+)
+
+// bound fails the test when fn takes more heap or CPU than the generous
+// bounds given, read from the process's own counters.
+func bound(t *testing.T, maxHeap uint64, maxCPU time.Duration, fn func()) {
+	t.Helper()
+	stop := procstat.WatchHeap()
+	cpu := procstat.CPUTime()
+	fn()
+	if used := procstat.CPUTime() - cpu; used > maxCPU {
+		t.Errorf("used %s of CPU, over %s", used, maxCPU)
+	}
+	if peak := stop(); peak > maxHeap {
+		t.Errorf("the heap reached %d MiB, over %d MiB", peak>>20, maxHeap>>20)
+	}
+}
+
+// TestKustomizeTreeThatMultiplies: 16 levels of overlays that each
+// include two bases would build the bottom one 65,536 times. The tree is
+// refused as too large, naming its kustomization, before anything is
+// built, and the fleet's other site loads.
+func TestKustomizeTreeThatMultiplies(t *testing.T) {
+	files := map[string]string{
+		"good.yaml":                  siteFile("good"),
+		"bomb/kustomization.yaml":    "resources: [l16]\n",
+		"bomb/l0/kustomization.yaml": "resources: [cm.yaml]\n",
+		"bomb/l0/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n",
+	}
+	for k := 1; k <= 16; k++ {
+		files[fmt.Sprintf("bomb/l%d/kustomization.yaml", k)] = "resources: [a, b]\n"
+		for _, side := range []string{"a", "b"} {
+			files[fmt.Sprintf("bomb/l%d/%s/kustomization.yaml", k, side)] = fmt.Sprintf("nameSuffix: -%s\nresources: [../../l%d]\n", side, k-1)
+		}
+	}
+	fsys := mapFS(files)
+	var fleet *Fleet
+	bound(t, 1<<30, time.Minute, func() { fleet = load(t, fsys, []string{"bomb", "good.yaml"}) })
+	wantSites(t, fleet.Sites, "good")
+	p := problemMatching(t, fleet.Problems, "the tree is too large")
+	if !strings.Contains(p.Error(), "bomb/kustomization.yaml") {
+		t.Errorf("the problem does not name the kustomization: %s", p.Error())
+	}
+}
