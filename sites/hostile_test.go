@@ -50,3 +50,20 @@ func TestKustomizeTreeThatMultiplies(t *testing.T) {
 		t.Errorf("the problem does not name the kustomization: %s", p.Error())
 	}
 }
+
+// TestTooManySitesInOneFile: a file of thousands of minimal sites is
+// refused whole with its position and how to fix it; the other file loads.
+func TestTooManySitesInOneFile(t *testing.T) {
+	var many strings.Builder
+	for i := range MaxSitesPerFile + 1 {
+		fmt.Fprintf(&many, "---\napiVersion: siteconfig.open-cluster-management.io/v1alpha1\nkind: ClusterInstance\nmetadata: {name: c%d}\nspec: {clusterName: c%d}\n", i, i)
+	}
+	fsys := mapFS(map[string]string{"many.yaml": many.String(), "good.yaml": siteFile("good")})
+	var fleet *Fleet
+	bound(t, 1<<30, time.Minute, func() { fleet = load(t, fsys, []string{"many.yaml", "good.yaml"}) })
+	wantSites(t, fleet.Sites, "good")
+	p := problemMatching(t, fleet.Problems, "the file holds more than 1000 sites")
+	if p.Pos.File != "many.yaml" || p.Pos.Line == 0 || !strings.Contains(p.Hint, "split the file") {
+		t.Errorf("problem %s: want many.yaml with its line and how to split it", p.Error())
+	}
+}
