@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/siteops/siteops/internal/procstat"
+	"github.com/siteops/siteops/policy/report"
 )
 
 // TestHostilePolicies builds the attacks of a user policy on the machine
@@ -42,16 +43,10 @@ func TestHostilePolicies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			stop := procstat.WatchHeap()
-			cpu := procstat.CPUTime()
-			rep := checkFiles(t, e, "rules/testdata/ztp.nodes.hostname-unique", nil, "good.yaml")
-			used := procstat.CPUTime() - cpu
-			if p := stop(); p > maxHeap {
-				t.Errorf("the heap reached %d MiB, over %d MiB", p>>20, maxHeap>>20)
-			}
-			if used > maxCPU {
-				t.Errorf("the check used %s of CPU", used)
-			}
+			var rep *report.Report
+			procstat.Bound(t, maxHeap, maxCPU, func() {
+				rep = checkFiles(t, e, "rules/testdata/ztp.nodes.hostname-unique", nil, "good.yaml")
+			})
 			var east, west bool
 			for _, f := range rep.Findings {
 				switch {

@@ -9,21 +9,6 @@ import (
 	"github.com/siteops/siteops/internal/procstat"
 )
 
-// bound fails the test when fn takes more heap or CPU than the generous
-// bounds given, read from the process's own counters.
-func bound(t *testing.T, maxHeap uint64, maxCPU time.Duration, fn func()) {
-	t.Helper()
-	stop := procstat.WatchHeap()
-	cpu := procstat.CPUTime()
-	fn()
-	if used := procstat.CPUTime() - cpu; used > maxCPU {
-		t.Errorf("used %s of CPU, over %s", used, maxCPU)
-	}
-	if peak := stop(); peak > maxHeap {
-		t.Errorf("the heap reached %d MiB, over %d MiB", peak>>20, maxHeap>>20)
-	}
-}
-
 // TestKustomizeTreeThatMultiplies: 16 levels of overlays that each
 // include two bases would build the bottom one 65,536 times. The tree is
 // refused as too large, naming its kustomization, before anything is
@@ -43,7 +28,7 @@ func TestKustomizeTreeThatMultiplies(t *testing.T) {
 	}
 	fsys := mapFS(files)
 	var fleet *Fleet
-	bound(t, 1<<30, time.Minute, func() { fleet = load(t, fsys, []string{"bomb", "good.yaml"}) })
+	procstat.Bound(t, 1<<30, time.Minute, func() { fleet = load(t, fsys, []string{"bomb", "good.yaml"}) })
 	wantSites(t, fleet.Sites, "good")
 	p := problemMatching(t, fleet.Problems, "the tree is too large")
 	if !strings.Contains(p.Error(), "bomb/kustomization.yaml") {
@@ -60,7 +45,7 @@ func TestTooManySitesInOneFile(t *testing.T) {
 	}
 	fsys := mapFS(map[string]string{"many.yaml": many.String(), "good.yaml": siteFile("good")})
 	var fleet *Fleet
-	bound(t, 1<<30, time.Minute, func() { fleet = load(t, fsys, []string{"many.yaml", "good.yaml"}) })
+	procstat.Bound(t, 1<<30, time.Minute, func() { fleet = load(t, fsys, []string{"many.yaml", "good.yaml"}) })
 	wantSites(t, fleet.Sites, "good")
 	p := problemMatching(t, fleet.Problems, "the file holds more than 1000 sites")
 	if p.Pos.File != "many.yaml" || p.Pos.Line == 0 || !strings.Contains(p.Hint, "split the file") {

@@ -1,6 +1,7 @@
 package procstat
 
 import (
+	"testing"
 	"runtime/metrics"
 	"sync/atomic"
 	"syscall"
@@ -48,4 +49,19 @@ func CPUTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// Bound runs fn and fails t when fn takes more heap or CPU time than the
+// generous bounds given: the attack tests' measure of "bounded".
+func Bound(t testing.TB, maxHeap uint64, maxCPU time.Duration, fn func()) {
+	t.Helper()
+	stop := WatchHeap()
+	cpu := CPUTime()
+	fn()
+	if used := CPUTime() - cpu; used > maxCPU {
+		t.Errorf("used %s of CPU, over %s", used, maxCPU)
+	}
+	if peak := stop(); peak > maxHeap {
+		t.Errorf("the heap reached %d MiB, over %d MiB", peak>>20, maxHeap>>20)
+	}
 }
