@@ -3,6 +3,8 @@ package render
 import (
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/siteops/siteops/sites"
 )
 
@@ -147,3 +149,9 @@ var credentialKinds = map[string]string{
 	"Secret":      "data and stringData",
 	"OAuthClient": "secret",
 }
+
+// MaxConfigMapData is the most a ConfigMap's data (keys and values
+// together) may hold: Kubernetes refuses a larger one (k8s.io/kubernetes
+// pkg/apis/core/validation/validation.go ValidateConfigMap, the limit
+// being k8s.io/api core/v1 MaxSecretSize, 1 MiB).
+const MaxConfigMapData = corev1.MaxSecretSize

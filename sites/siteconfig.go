@@ -32,6 +32,7 @@ func decodeFile(file string, data []byte, o decodeOptions) ([]*Site, Problems) {
 	)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	budget := newBudget()
+	count := 0
 	for doc := 0; ; doc++ {
 		var root yaml.Node
 		err := dec.Decode(&root)
@@ -45,9 +46,19 @@ func decodeFile(file string, data []byte, o decodeOptions) ([]*Site, Problems) {
 		if len(root.Content) == 0 {
 			continue
 		}
+		items := listItems(root.Content[0])
+		for _, body := range items {
+			count += sitesIn(body)
+		}
+		if count > MaxSitesPerFile {
+			pos := Position{File: file, Line: root.Content[0].Line, Column: root.Content[0].Column}
+			return nil, append(problems, Problem{Pos: pos, Severity: SeverityError,
+				Message: fmt.Sprintf("the file holds more than %d sites (this document brings it to %d); none of its sites is loaded", MaxSitesPerFile, count),
+				Hint:    fmt.Sprintf("split the file into files of at most %d sites", MaxSitesPerFile)})
+		}
 		var s []*Site
 		var p Problems
-		for _, body := range listItems(root.Content[0]) {
+		for _, body := range items {
 			switch {
 			case isClusterInstance(body):
 				ss, pp := decodeClusterInstance(file, body, budget, o)
@@ -65,6 +76,37 @@ func decodeFile(file string, data []byte, o decodeOptions) ([]*Site, Problems) {
 		problems = append(problems, p...)
 	}
 	return out, problems
+}
+
+// MaxSitesPerFile is the most sites one file may define. Every site of a
+// file is held at once while the file is decoded, so the bound keeps a
+// file's memory within a few hundred megabytes whatever its size; real
+// fleets keep a handful of clusters per file.
+const MaxSitesPerFile = 1000
+
+// sitesIn counts the sites a document defines: the clusters of a
+// SiteConfig, one for a ClusterInstance, none for anything else.
+func sitesIn(body *yaml.Node) int {
+	switch {
+	case isClusterInstance(body):
+		return 1
+	case isSiteConfig(body):
+		spec := mappingValue(body, "spec")
+		for spec != nil && spec.Kind == yaml.AliasNode {
+			spec = spec.Alias
+		}
+		if spec == nil {
+			return 0
+		}
+		c := mappingValue(spec, "clusters")
+		for c != nil && c.Kind == yaml.AliasNode {
+			c = c.Alias
+		}
+		if c != nil && c.Kind == yaml.SequenceNode {
+			return len(c.Content)
+		}
+	}
+	return 0
 }
 
 // listItems returns the items of a v1 List document (what `kubectl get -o
