@@ -567,8 +567,11 @@ var HostValidations = []HostValidation{
 		return skip()
 	}},
 	{ID: HVNonOverlappingSubnets, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
-		if in.Inventory == nil || in.Cluster == nil {
-			return pending("Missing inventory, or missing cluster")
+		switch {
+		case in.Inventory == nil:
+			return pending("Missing inventory")
+		case in.Cluster == nil:
+			return skip()
 		}
 		if msg := overlappingSubnets(in.Inventory); msg != "" {
 			return fail("Address networks are overlapping: " + msg)

@@ -21,6 +21,14 @@ func (o *op) clusterMonitor() {
 }
 
 func (o *op) computeClusterValidations() []assisted.Result {
+	// The operator validations all pass (no operator is enabled).
+	rs := assisted.EvaluateCluster(o.clusterInput())
+	o.setClusterValidations(rs)
+	return rs
+}
+
+// clusterInput gathers what the cluster validations read.
+func (o *op) clusterInput() *assisted.ClusterInput {
 	c, d := o.st.Cluster, o.st.Desired
 	in := &assisted.ClusterInput{
 		Name:              d.CD.ClusterName,
@@ -46,7 +54,23 @@ func (o *op) computeClusterValidations() []assisted.Result {
 	if len(in.ServiceNetworks) == 0 {
 		in.ServiceNetworks = []string{assisted.DefaultServiceNetwork}
 	}
+	in.CustomManifests = d.ACI.ManifestsRef
+	var minClock, maxClock float64
+	seen := false
 	for _, h := range o.st.clusterHosts() {
+		// Hosts that report a clock: those with an inventory, not
+		// disconnected or discovering (internal/common/common.go
+		// IsNtpSynced).
+		if h.Inventory != nil && !h.Status.In(assisted.HostDisconnected, assisted.HostDiscovering, assisted.HostResettingPendingUserAction) {
+			off := o.hw(h.Hardware).ClockOffsetMin
+			if !seen || off < minClock {
+				minClock = off
+			}
+			if !seen || off > maxClock {
+				maxClock = off
+			}
+			seen = true
+		}
 		in.Hosts = append(in.Hosts, assisted.ClusterHost{
 			Status:           h.Status,
 			Role:             effectiveRole(h),
@@ -55,10 +79,8 @@ func (o *op) computeClusterValidations() []assisted.Result {
 			Inventory:        h.Inventory,
 		})
 	}
-	// The operator validations all pass (no operator is enabled).
-	rs := assisted.EvaluateCluster(in)
-	o.setClusterValidations(rs)
-	return rs
+	in.ClockSpreadMinutes = maxClock - minClock
+	return in
 }
 
 func (o *op) setClusterValidations(rs []assisted.Result) {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/siteops/siteops/engine/assisted"
@@ -145,6 +146,10 @@ func (o *op) peers(h *host, hw hardware) []assisted.Peer {
 			MTUBroken:     hw.MTUBroken || phw.MTUBroken,
 		})
 	}
+	// Upstream lists peers in the order of the agent's connectivity
+	// report; the simulation lists them by hostname, the same on every
+	// run.
+	slices.SortStableFunc(out, func(a, b assisted.Peer) int { return strings.Compare(a.Hostname, b.Hostname) })
 	return out
 }
 
