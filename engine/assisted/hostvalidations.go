@@ -55,6 +55,9 @@ type HostInput struct {
 	// APIConnectivity is the day-2 check of the spoke API (ignition).
 	APIConnectivity APIConnectivity
 	NTPSynced       bool
+	// InfraEnvNTPSources is true when the host's InfraEnv adds NTP
+	// sources (spec.additionalNTPSources).
+	InfraEnvNTPSources bool
 	// ClockAheadOfHost is service time minus host time.
 	ClockAheadOfHost float64 // minutes
 	// HasConnectivity is false until the host sent its connectivity
@@ -116,6 +119,9 @@ type ClusterFacts struct {
 	ImportedAPIReached bool
 	// UserManagedLB is true when the load balancer is user-managed.
 	UserManagedLB bool
+	// Fencing is true for a two-node cluster whose control-plane nodes
+	// have fencing credentials.
+	Fencing bool
 }
 
 // RealHostname is the requested hostname, else the inventory's.
@@ -209,6 +215,11 @@ const (
 	MaxServiceAheadOfHostMin = 20
 	MaxHostAheadOfServiceMin = 60
 )
+
+// MinHostsTwoNodesWithFencing is how many hosts a two-node cluster with
+// fencing needs before connectivity groups count
+// (internal/common/common.go AllowedNumberOfMasterHostsInTwoNodesWithFencing).
+const MinHostsTwoNodesWithFencing = 2
 
 // VMwareManufacturer is the system vendor of a vSphere virtual machine
 // (internal/provider/vsphere/consts.go).
@@ -397,7 +408,7 @@ var HostValidations = []HostValidation{
 			return ok("Host has connectivity to the majority of hosts in the cluster")
 		case !c.MajorityGroups:
 			return pending("Machine Network CIDR or Connectivity Majority Groups missing")
-		case !c.InMajority && c.HostCount < 3:
+		case !c.InMajority && (!c.Fencing && c.HostCount < 3 || c.Fencing && c.HostCount < MinHostsTwoNodesWithFencing):
 			return pending("Not enough hosts in cluster to calculate connectivity groups")
 		case !c.InMajority:
 			return fail("No connectivity to the majority of hosts in the cluster")
@@ -443,8 +454,15 @@ var HostValidations = []HostValidation{
 		return ok(fmt.Sprintf("Platform %s is allowed", p))
 	}},
 	{ID: HVNTPSynced, Category: CategoryNetwork, Gate: GateNone, eval: func(in *HostInput) (ValidationStatus, string) {
-		if in.NTPSynced {
+		// The agent reports its NTP sources once it sent its inventory.
+		// A pool host with nothing synced is not judged when its InfraEnv
+		// adds no NTP sources (internal/host/validator.go
+		// missingNTPSyncResult).
+		switch {
+		case in.Inventory != nil && in.NTPSynced:
 			return ok("Host NTP is synced")
+		case in.Cluster == nil && !in.InfraEnvNTPSources:
+			return skip()
 		}
 		return fail("Host couldn't synchronize with any NTP server")
 	}},
@@ -541,8 +559,6 @@ var HostValidations = []HostValidation{
 		switch {
 		case c == nil:
 			return skip()
-		case in.Day2:
-			return ok(fmt.Sprintf("Host is compatible with cluster platform %s", c.Platform))
 		case in.Inventory == nil || c.Platform == "":
 			return pending("Missing inventory or platform isn't set")
 		}

@@ -201,6 +201,12 @@ var fidelityCases = []fidelityCase{
 	{id: assisted.HVValidPlatformNetwork, status: "pending", cite: "validator.go:704-724", site: ha, machine: "cp-0", message: text("Missing inventory")},
 	{id: assisted.HVNTPSynced, status: "success", cite: "validator.go:954-987", site: ha, machine: "cp-0", message: text("Host NTP is synced")},
 	{id: assisted.HVNTPSynced, status: "failure", cite: "validator.go:954-987", site: haWith("cp-0", "ntp=unsynced"), machine: "cp-0", message: text("Host couldn't synchronize with any NTP server")},
+	{id: assisted.HVNTPSynced, status: hidden, cite: "validator.go:934-987", machine: "cp-0",
+		site: func(name string) *siteBuilder {
+			s := haWith("cp-0", "ntp=unsynced")(name)
+			s.pool = true
+			return s
+		}},
 	{id: assisted.HVTimeSynced, status: "success", cite: "validator.go:989-1004", site: ha, machine: "cp-0", message: text("Host clock is synchronized with service")},
 	{id: assisted.HVTimeSynced, status: "failure", cite: "validator.go:989-1004", site: haWith("cp-0", "clockOffsetMin=-30"), machine: "cp-0",
 		message: func(r *fidelityRun) string {
