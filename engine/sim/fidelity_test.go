@@ -137,7 +137,7 @@ var fidelityCases = []fidelityCase{
 	{id: assisted.HVMachineCIDRDefined, status: "success", cite: "validator.go:638-656", site: sno, machine: "cp-0", message: text("No Machine Network CIDR needed: User Managed Networking")},
 	{id: assisted.HVMachineCIDRDefined, status: "success", cite: "validator.go:638-656", site: ha, machine: "w-new", day2: true, message: text("No Machine Network CIDR needed: Day2 cluster")},
 	{id: assisted.HVMachineCIDRDefined, status: "failure", cite: "validator.go:638-656", machine: "cp-0",
-		site: haSpec(map[string]any{"apiVIPs": []any{}, "ingressVIPs": []any{}, "networking": map[string]any{"clusterNetwork": []any{map[string]any{"cidr": "10.128.0.0/14", "hostPrefix": 23}}, "serviceNetwork": []any{"172.30.0.0/16"}}}),
+		site:    haSpec(map[string]any{"apiVIPs": []any{}, "ingressVIPs": []any{}, "networking": map[string]any{"clusterNetwork": []any{map[string]any{"cidr": "10.128.0.0/14", "hostPrefix": 23}}, "serviceNetwork": []any{"172.30.0.0/16"}}}),
 		message: text("Machine Network CIDR is undefined; the Machine Network CIDR can be defined by setting either the API or Ingress virtual IPs")},
 	{id: assisted.HVHasCPUCoresForRole, status: "success", cite: "validator.go:658-666", site: ha, machine: "cp-0", message: text("Sufficient CPU cores for role master")},
 	{id: assisted.HVHasCPUCoresForRole, status: "failure", cite: "validator.go:658-666", site: haWith("cp-0", "cpus=3"), machine: "cp-0", message: text("Require at least 4 CPU cores for master role, found only 3")},
@@ -147,7 +147,9 @@ var fidelityCases = []fidelityCase{
 		message: text("Require at least 16.00 GiB RAM for role master, found only 12.00 GiB")},
 	{id: assisted.HVHasMemoryForRole, status: "pending", cite: "validator.go:668-678", site: ha, machine: "cp-0", message: text("Missing inventory or role")},
 	{id: assisted.HVHostnameUnique, status: "success", cite: "validator.go:680-702", site: ha, machine: "cp-0",
-		message: func(r *fidelityRun) string { return fmt.Sprintf("Hostname %s is unique in cluster", hostName(r, "cp-0")) }},
+		message: func(r *fidelityRun) string {
+			return fmt.Sprintf("Hostname %s is unique in cluster", hostName(r, "cp-0"))
+		}},
 	{id: assisted.HVHostnameUnique, status: "failure", cite: "validator.go:680-702", machine: "cp-0",
 		site: func(name string) *siteBuilder {
 			s := ha(name)
@@ -340,6 +342,8 @@ var fidelityCases = []fidelityCase{
 			}}
 			return s
 		}},
+	{id: assisted.CVAPIVIPsValid, status: "success", cite: "validator.go:288-314", site: haSpec(map[string]any{"loadBalancer": map[string]any{"type": "UserManaged"}}),
+		message: text("api vip 192.0.2.100 is valid")},
 	{id: assisted.CVIngressVIPsValid, status: "success", cite: "validator.go:226-286,429-431", site: ha, message: text("ingress vips 192.0.2.101 belongs to the Machine CIDR and is not in use.")},
 	{id: assisted.CVAllHostsReady, status: "success", cite: "validator.go:515-527", site: ha, message: text("All hosts in the cluster are ready to install.")},
 	{id: assisted.CVAllHostsReady, status: "failure", cite: "validator.go:515-527", site: ha, message: text("The cluster has hosts that are not ready to install.")},
