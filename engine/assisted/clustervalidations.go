@@ -8,7 +8,7 @@ import (
 )
 
 // ClusterGroup says which cluster refresh rule a failing validation feeds
-// (§2.3).
+// (internal/cluster/statemachine.go).
 type ClusterGroup int
 
 const (
@@ -28,7 +28,7 @@ type ClusterNetwork struct {
 }
 
 // The networks a cluster gets when its AgentClusterInstall gives none
-// (§0, internal/bminventory/inventory.go Config).
+// (internal/bminventory/inventory.go Config).
 var (
 	DefaultClusterNetwork = ClusterNetwork{CIDR: "10.128.0.0/14", HostPrefix: 23}
 	DefaultServiceNetwork = "172.30.0.0/16"
@@ -90,7 +90,7 @@ func (c *ClusterInput) hasInventories() bool {
 
 func (c *ClusterInput) machineNetworkRequired() bool { return !c.UMN || c.SNO }
 
-// ClusterValidation is one cluster validation (§4).
+// ClusterValidation is one cluster validation (internal/cluster/validator.go).
 type ClusterValidation struct {
 	ID           string
 	Category     Category
@@ -99,7 +99,7 @@ type ClusterValidation struct {
 	eval         func(*ClusterInput) (ValidationStatus, string)
 }
 
-// Cluster validation ids (§4, models/cluster_validation_id.go).
+// Cluster validation ids (models/cluster_validation_id.go).
 const (
 	CVMachineCIDRDefined        = "machine-cidr-defined"
 	CVClusterCIDRDefined        = "cluster-cidr-defined"
@@ -132,7 +132,7 @@ var ValidNetworkTypes = []string{"OpenShiftSDN", "OVNKubernetes", "Cilium", "Cal
 // thirdPartyCNIs need an uploaded custom manifest.
 var thirdPartyCNIs = []string{"Cilium", "Calico", "CiscoACI", "None"}
 
-// ClusterValidations lists the core cluster validations (§4).
+// ClusterValidations lists the core cluster validations (internal/cluster/validator.go).
 var ClusterValidations = []ClusterValidation{
 	{ID: CVMachineCIDRDefined, Category: CategoryNetwork, Group: GroupPending, eval: func(c *ClusterInput) (ValidationStatus, string) {
 		switch {

@@ -37,7 +37,7 @@ func TestGoodClusterPassesEverything(t *testing.T) {
 	}
 }
 
-// Each cluster validation passes and fails with the upstream message (§4).
+// Each cluster validation passes and fails with the upstream message (internal/cluster/validator.go).
 func TestClusterValidations(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -155,7 +155,7 @@ func TestClusterValidations(t *testing.T) {
 	}
 }
 
-// Failures feed the refresh rule's groups (§2.3).
+// Failures feed the refresh rule's groups (internal/cluster/statemachine.go).
 func TestClusterGates(t *testing.T) {
 	in := goodCluster()
 	in.PullSecretSet = false

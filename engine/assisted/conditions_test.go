@@ -18,7 +18,7 @@ func condOf(t *testing.T, cs []Cond, typ string) Cond {
 	return Cond{}
 }
 
-// The AgentClusterInstall conditions of each cluster status (§5.1).
+// The AgentClusterInstall conditions of each cluster status (internal/controller/controllers/clusterdeployments_controller.go).
 func TestACIConditions(t *testing.T) {
 	ready := ACIView{Registered: true, Status: ClusterReady, StatusInfo: ClusterInfoReady, Validations: []Result{}, Want: [3]int{3, 0, 2}, Got: [3]int{3, 0, 2}}
 	cases := []struct {
@@ -82,7 +82,7 @@ func TestACIConditions(t *testing.T) {
 	}
 }
 
-// The Agent conditions of each host status (§5.2).
+// The Agent conditions of each host status (internal/controller/controllers/agent_controller.go).
 func TestAgentConditions(t *testing.T) {
 	cases := []struct {
 		view   AgentView

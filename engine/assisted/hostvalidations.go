@@ -8,7 +8,7 @@ import (
 )
 
 // HostGate says which state-machine group a failing host validation blocks
-// (§3.3).
+// (internal/host/statemachine.go).
 type HostGate int
 
 const (
@@ -152,7 +152,7 @@ func (in *HostInput) rebootedOrLater() bool {
 	return i >= 0 && r >= 0 && i >= r
 }
 
-// HostValidation is one host validation (§3.2).
+// HostValidation is one host validation (internal/host/validator.go).
 type HostValidation struct {
 	ID       string
 	Category Category
@@ -166,7 +166,7 @@ type HostValidation struct {
 	eval              func(*HostInput) (ValidationStatus, string)
 }
 
-// Host validation ids (§3.2, models/host_validation_id.go).
+// Host validation ids (models/host_validation_id.go).
 const (
 	HVConnected                  = "connected"
 	HVMediaConnected             = "media-connected"
@@ -230,14 +230,14 @@ const VMwareManufacturer = "VMware, Inc."
 const OpenStackProduct = "OpenStack Compute"
 
 // PlatformBaremetal and PlatformNone are the platforms a kube-API cluster
-// gets (§0).
+// gets (internal/controller/controllers/clusterdeployments_controller.go).
 const (
 	PlatformBaremetal = "baremetal"
 	PlatformNone      = "none"
 )
 
 // HostValidations lists the core host validations in the order the
-// service evaluates them (§3.2, refresh_status_preprocessor.go).
+// service evaluates them (refresh_status_preprocessor.go).
 var HostValidations = []HostValidation{
 	{ID: HVConnected, Category: CategoryNetwork, Gate: GateDiscovery, NotIgnorable: true, eval: func(in *HostInput) (ValidationStatus, string) {
 		if in.CheckedIn || in.rebootedOrLater() {
@@ -770,12 +770,12 @@ type HostGates struct {
 	Sufficient     bool
 	// Failing are the messages of every failing validation, whatever its
 	// group: the status-info texts replace $FAILING_VALIDATIONS with all
-	// of them (§1.3, transition.go getFailedValidations), so a host short
+	// of them (transition.go getFailedValidations), so a host short
 	// of memory for any role also lists the role requirement it misses.
 	Failing []string
 }
 
-// Gates folds validation results into the state machine's groups (§3.3).
+// Gates folds validation results into the state machine's groups (internal/host/statemachine.go).
 func Gates(rs []Result) HostGates {
 	g := HostGates{Connected: true, MediaConnected: true, Inventory: true, MinHW: true, Input: true, Sufficient: true}
 	for _, r := range rs {
@@ -806,7 +806,7 @@ func Gates(rs []Result) HostGates {
 }
 
 // PoolReady is the pool-host gate: minimum disks, CPU, memory and a valid
-// hostname (§1.5).
+// hostname (internal/host/pool_host_statemachine.go).
 func PoolReady(rs []Result) bool {
 	for _, r := range rs {
 		switch r.ID {

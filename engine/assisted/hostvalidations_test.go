@@ -61,7 +61,7 @@ func TestGoodHostPassesEverything(t *testing.T) {
 }
 
 // Each validation passes and fails with the upstream message
-// (assisted-engine.md §3.2).
+// (internal/host/validator.go).
 func TestHostValidations(t *testing.T) {
 	cases := []struct {
 		name       string
@@ -246,7 +246,7 @@ func TestHostValidations(t *testing.T) {
 	}
 }
 
-// Failures land in the state machine's groups (§3.3).
+// Failures land in the state machine's groups (internal/host/statemachine.go).
 func TestHostGates(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -354,7 +354,7 @@ func TestRequirementsByRole(t *testing.T) {
 }
 
 // An aarch64 BlueField SoC worker is an edge worker: a 20 GB disk is
-// enough for it, not for an ordinary worker (§3.1).
+// enough for it, not for an ordinary worker (internal/hardware/validator.go).
 func TestEdgeWorker(t *testing.T) {
 	for _, c := range []struct {
 		arch, product string

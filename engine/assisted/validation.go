@@ -2,7 +2,7 @@ package assisted
 
 import "strings"
 
-// ValidationStatus is the result of one validation (§3).
+// ValidationStatus is the result of one validation (internal/host/validator.go).
 type ValidationStatus string
 
 const (

@@ -7,7 +7,7 @@ import (
 )
 
 // clusterMonitor is the cluster monitor's pass (every 10 s upstream): it
-// computes the validations and applies the RefreshStatus rules (§2.3).
+// computes the validations and applies the RefreshStatus rules (internal/cluster/statemachine.go).
 func (o *op) clusterMonitor() {
 	c := o.st.Cluster
 	if c == nil || o.st.Deleting != nil {
@@ -104,7 +104,7 @@ func equalResults(a, b []assisted.Result) bool {
 	return true
 }
 
-// refreshCluster applies the cluster refresh rules of §2.3; rs are the
+// refreshCluster applies the cluster refresh rules of internal/cluster/statemachine.go; rs are the
 // validations just computed (for the statuses that compute them).
 func (o *op) refreshCluster(rs []assisted.Result) {
 	c := o.st.Cluster
@@ -261,7 +261,7 @@ func (o *op) operatorsDone() bool {
 	return true
 }
 
-// hasEnough is HasEnoughMastersAndWorkers (§2.3): whether enough of the
+// hasEnough is HasEnoughMastersAndWorkers (internal/cluster/statemachine.go): whether enough of the
 // cluster's hosts are in the statuses for the installation to go on.
 func (o *op) hasEnough(hosts []*host, statuses ...assisted.HostStatus) bool {
 	var masters, mastersIn, arbiters, arbitersIn, workers, workersIn int
@@ -311,7 +311,7 @@ func (o *op) hasEnough(hosts []*host, statuses ...assisted.HostStatus) bool {
 	return true
 }
 
-// updateProgress recomputes the cluster's percentages (§6): the total
+// updateProgress recomputes the cluster's percentages (internal/host/common.go): the total
 // never goes down before the cluster is installed.
 func (o *op) updateProgress() {
 	c := o.st.Cluster
