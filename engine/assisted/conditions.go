@@ -264,14 +264,16 @@ func aciRequirementsMet(v ACIView) Cond {
 func aciValidated(v ACIView) Cond {
 	const t = CondValidated
 	switch {
-	case v.Status == ClusterAddingHosts:
-		return Cond{t, True, ReasonValidationsPassing, "The cluster's validations are passing"}
-	case v.Validations == nil:
-		return Cond{t, Unknown, ReasonValidationsUnknown, "The cluster's validations have not yet been calculated"}
+	// Insufficient and pending-for-input come before the "not yet
+	// calculated" case (clusterdeployments_controller.go clusterValidated).
 	case v.Status == ClusterInsufficient:
 		return Cond{t, False, ReasonValidationsFailing, "The cluster's validations are failing: " + notPassingMessages(v.Validations)}
 	case v.Status == ClusterPendingForInput:
 		return Cond{t, False, ReasonValidationsUserPending, "The cluster's validations are pending for user: " + notPassingMessages(v.Validations)}
+	case v.Status == ClusterAddingHosts:
+		return Cond{t, True, ReasonValidationsPassing, "The cluster's validations are passing"}
+	case v.Validations == nil:
+		return Cond{t, Unknown, ReasonValidationsUnknown, "The cluster's validations have not yet been calculated"}
 	}
 	return Cond{t, True, ReasonValidationsPassing, "The cluster's validations are passing"}
 }
@@ -456,12 +458,14 @@ func agentValidated(v AgentView) Cond {
 		return Cond{t, False, ReasonBinding, msgBinding}
 	case s.In(HostUnbinding, HostUnbindingPendingUserAction):
 		return Cond{t, False, ReasonUnbinding, msgUnbinding}
-	case v.Validations == nil:
-		return Cond{t, Unknown, ReasonValidationsUnknown, "The agent's validations have not yet been calculated"}
+	// Insufficient and pending-for-input come before the "not yet
+	// calculated" case (agent_controller.go validated).
 	case s.In(HostInsufficient, HostInsufficientUnbound):
 		return Cond{t, False, ReasonValidationsFailing, "The agent's validations are failing: " + notPassingMessages(v.Validations)}
 	case s == HostPendingForInput:
 		return Cond{t, False, ReasonValidationsUserPending, "The agent's validations are pending for user: " + notPassingMessages(v.Validations)}
+	case v.Validations == nil:
+		return Cond{t, Unknown, ReasonValidationsUnknown, "The agent's validations have not yet been calculated"}
 	}
 	return Cond{t, True, ReasonValidationsPassing, "The agent's validations are passing"}
 }

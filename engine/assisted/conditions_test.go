@@ -44,7 +44,8 @@ func TestACIConditions(t *testing.T) {
 		{"not ready", ACIView{Registered: true, Status: ClusterInsufficient}, CondRequirementsMet, False, ReasonClusterNotReady, "The cluster is not ready to begin the installation"},
 		{"installing", ACIView{Registered: true, Status: ClusterInstalling}, CondRequirementsMet, True, ReasonClusterAlreadyInstalling, "The cluster requirements are met"},
 		{"installed", ACIView{Registered: true, Status: ClusterInstalled}, CondRequirementsMet, True, ReasonClusterInstallationStopped, "The cluster installation stopped"},
-		{"validations unknown", ACIView{Registered: true, Status: ClusterInsufficient}, CondValidated, Unknown, ReasonValidationsUnknown, "The cluster's validations have not yet been calculated"},
+		{"validations unknown", ACIView{Registered: true, Status: ClusterReady}, CondValidated, Unknown, ReasonValidationsUnknown, "The cluster's validations have not yet been calculated"},
+		{"insufficient before the first validations", ACIView{Registered: true, Status: ClusterInsufficient}, CondValidated, False, ReasonValidationsFailing, "The cluster's validations are failing: "},
 		{"validations failing", ACIView{Registered: true, Status: ClusterInsufficient, Validations: []Result{{ID: "a", Status: ValidationFailure, Message: "m1"}, {ID: "b", Status: ValidationPending, Message: "m2"}}},
 			CondValidated, False, ReasonValidationsFailing, "The cluster's validations are failing: m1,m2"},
 		{"validations pending for user", ACIView{Registered: true, Status: ClusterPendingForInput, Validations: []Result{{ID: "a", Status: ValidationFailure, Message: "m1"}}},
@@ -112,6 +113,8 @@ func TestAgentConditions(t *testing.T) {
 		{AgentView{Registered: true, Status: HostKnownUnbound}, CondBound, False, ReasonUnbound},
 		{AgentView{Registered: true, Status: HostKnown}, CondBound, True, ReasonBound},
 		{AgentView{}, CondInstalled, Unknown, ReasonNotAvailable},
+		{AgentView{Registered: true, Status: HostInsufficient}, CondValidated, False, ReasonValidationsFailing},
+		{AgentView{Registered: true, Status: HostDiscovering}, CondValidated, Unknown, ReasonValidationsUnknown},
 		{AgentView{Registered: true, Status: HostKnown, Sync: &SyncError{Input: true, Message: "bad"}}, CondSpecSynced, False, ReasonInputError},
 	}
 	for _, c := range cases {
