@@ -3,6 +3,7 @@ package assisted
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 )
@@ -160,10 +161,11 @@ type HostValidation struct {
 	// NotIgnorable validations run even when the cluster asks to skip them
 	// (internal/common/validations.go).
 	NotIgnorable bool
-	// SkippedOnceStaged validations are not evaluated once the host
-	// reported a stage (compatible-agent).
-	SkippedOnceStaged bool
-	eval              func(*HostInput) (ValidationStatus, string)
+	// SkippedStages are the installation stages in which the result is
+	// left out of the output; it still counts for the state machine
+	// (internal/host/refresh_status_preprocessor.go skippedStates).
+	SkippedStages []Stage
+	eval          func(*HostInput) (ValidationStatus, string)
 }
 
 // Host validation ids (models/host_validation_id.go).
@@ -236,16 +238,21 @@ const (
 	PlatformNone      = "none"
 )
 
+// manualRebootStages are the stages from the reboot on, in which the
+// connection and clock validations are left out of the output
+// (internal/host/common.go manualRebootStages).
+var manualRebootStages = []Stage{StageRebooting, StageWaitingForIgnition, StageConfiguring, StageJoined, StageDone}
+
 // HostValidations lists the core host validations in the order the
 // service evaluates them (refresh_status_preprocessor.go).
 var HostValidations = []HostValidation{
-	{ID: HVConnected, Category: CategoryNetwork, Gate: GateDiscovery, NotIgnorable: true, eval: func(in *HostInput) (ValidationStatus, string) {
+	{ID: HVConnected, Category: CategoryNetwork, SkippedStages: manualRebootStages, Gate: GateDiscovery, NotIgnorable: true, eval: func(in *HostInput) (ValidationStatus, string) {
 		if in.CheckedIn || in.rebootedOrLater() {
 			return ok("Host is connected")
 		}
 		return fail("Host is disconnected")
 	}},
-	{ID: HVMediaConnected, Category: CategoryNetwork, Gate: GateDiscovery, eval: func(in *HostInput) (ValidationStatus, string) {
+	{ID: HVMediaConnected, Category: CategoryNetwork, SkippedStages: manualRebootStages, Gate: GateDiscovery, eval: func(in *HostInput) (ValidationStatus, string) {
 		if in.MediaDisconnected {
 			return fail(InfoMediaDisconnected)
 		}
@@ -453,7 +460,7 @@ var HostValidations = []HostValidation{
 		}
 		return ok(fmt.Sprintf("Platform %s is allowed", p))
 	}},
-	{ID: HVNTPSynced, Category: CategoryNetwork, Gate: GateNone, eval: func(in *HostInput) (ValidationStatus, string) {
+	{ID: HVNTPSynced, Category: CategoryNetwork, SkippedStages: manualRebootStages, Gate: GateNone, eval: func(in *HostInput) (ValidationStatus, string) {
 		// The agent reports its NTP sources once it sent its inventory.
 		// A pool host with nothing synced is not judged when its InfraEnv
 		// adds no NTP sources (internal/host/validator.go
@@ -466,7 +473,7 @@ var HostValidations = []HostValidation{
 		}
 		return fail("Host couldn't synchronize with any NTP server")
 	}},
-	{ID: HVTimeSynced, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+	{ID: HVTimeSynced, Category: CategoryNetwork, SkippedStages: manualRebootStages, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
 		if in.Inventory == nil {
 			// The host's timestamp comes with its inventory.
 			return pending("Missing host time, can't determine synchronization between host and service")
@@ -606,7 +613,7 @@ var HostValidations = []HostValidation{
 		// The simulated disks carry their UUID.
 		return ok("VSphere disk.EnableUUID is enabled for this virtual machine")
 	}},
-	{ID: HVCompatibleAgent, Category: CategoryHardware, Gate: GateSufficient, SkippedOnceStaged: true, eval: func(in *HostInput) (ValidationStatus, string) {
+	{ID: HVCompatibleAgent, Category: CategoryHardware, Gate: GateSufficient, SkippedStages: []Stage{StageConfiguring, StageDone, StageFailed}, eval: func(in *HostInput) (ValidationStatus, string) {
 		return ok("Host agent is compatible with the service")
 	}},
 	{ID: HVNoSkipInstallationDisk, Category: CategoryHardware, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
@@ -743,16 +750,15 @@ var hostValidationByID = func() map[string]*HostValidation {
 // cluster asks to ignore (and that can be ignored) pass.
 func EvaluateHost(in *HostInput) []Result {
 	out := make([]Result, 0, len(HostValidations))
-	staged := in.Stage != ""
 	for i := range HostValidations {
 		v := &HostValidations[i]
-		if v.SkippedOnceStaged && staged {
-			continue
-		}
 		status, msg := v.eval(in)
 		r := Result{ID: v.ID, Status: status, Message: msg}
 		if status == suppressed {
 			r.Status, r.Suppressed = ValidationSuccess, true
+		}
+		if in.Stage != "" && slices.Contains(v.SkippedStages, in.Stage) {
+			r.Suppressed = true
 		}
 		r.Ignored = !v.NotIgnorable && in.Ignored.has(v.ID)
 		out = append(out, r)
@@ -780,7 +786,7 @@ func Gates(rs []Result) HostGates {
 	g := HostGates{Connected: true, MediaConnected: true, Inventory: true, MinHW: true, Input: true, Sufficient: true}
 	for _, r := range rs {
 		passed := r.Passed()
-		if r.Status == ValidationFailure {
+		if r.Status == ValidationFailure && !r.Suppressed {
 			g.Failing = append(g.Failing, r.Message)
 		}
 		gate := GateSufficient // operator validations

@@ -76,7 +76,9 @@ func TestHostValidations(t *testing.T) {
 		{"disconnected after reboot counts as connected", func(h *HostInput) {
 			h.CheckedIn = false
 			h.Stages, h.Stage = StagesMaster, StageConfiguring
-		}, HVConnected, ValidationSuccess, "Host is connected", false},
+		}, HVConnected, ValidationSuccess, "", true},
+		{"agent compatibility left out once configuring", func(h *HostInput) { h.Stages, h.Stage = StagesMaster, StageConfiguring }, HVCompatibleAgent, ValidationSuccess, "", true},
+		{"agent compatibility shown while installing", func(h *HostInput) { h.Stages, h.Stage = StagesMaster, StageInstalling }, HVCompatibleAgent, ValidationSuccess, "Host agent is compatible with the service", false},
 		{"media disconnected", func(h *HostInput) { h.MediaDisconnected = true }, HVMediaConnected, ValidationFailure, InfoMediaDisconnected, false},
 		{"no inventory", func(h *HostInput) { h.Inventory = nil }, HVHasInventory, ValidationFailure, "Inventory has not been received for the host", false},
 		{"inventory", func(*HostInput) {}, HVHasInventory, ValidationSuccess, "Valid inventory exists for the host", false},
