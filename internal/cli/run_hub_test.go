@@ -87,6 +87,8 @@ func TestRunRefusesHubFlagsWithTheSimulation(t *testing.T) {
 		{[]string{"--force-conflicts"}, "--force-conflicts goes with --engine hub"},
 		{[]string{"--engine", "cloud"}, `--engine "cloud"`},
 		{[]string{"--engine", "hub", "--kube-qps", "0"}, "--kube-qps"},
+		{[]string{"--leader-elect"}, "--leader-elect goes with --engine hub"},
+		{[]string{"--engine", "hub", "--leader-elect", "--leader-election-renew-deadline", "20s"}, "--leader-election-lease-duration >"},
 		{[]string{"--engine", "hub", "--kubeconfig", filepath.Join(t.TempDir(), "none")}, "--engine hub: no hub configuration"},
 	} {
 		code, stderr := runMain(t, append([]string{"run", "--state-dir", t.TempDir(), "--listen", ""}, tc.args...)...)
