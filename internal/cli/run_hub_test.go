@@ -118,3 +118,14 @@ func prepareHub(t *testing.T, ctx context.Context, h *hubtest.Hub, dir string) {
 		}
 	}
 }
+
+// TestCheckServerDryRun: the example fleet passes a server-side dry run
+// on a real API server with the upstream CRDs.
+func TestCheckServerDryRun(t *testing.T) {
+	h := hubtest.Shared(t)
+	stdout, stderr, code := run(t, "check", "--server-dry-run", "--kubeconfig", h.Kubeconfig(), "--root", "../../examples/fleet",
+		"--extra-manifests-dir", "../../examples/extra-manifests", "../../examples/fleet")
+	if code != ExitOK || strings.Contains(stdout, "dry run") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
