@@ -13,9 +13,17 @@ build:
 	$(GO) build -o $(BIN) ./cmd/siteops
 
 # test runs every test, including the conformance tests against the
-# upstream generator's output and the CRD schema validation.
+# upstream generator's output and the CRD schema validation. It first
+# installs what the tests need beyond Go (hack/test-deps.sh: Chromium,
+# Argo CD, etcd and kube-apiserver, the last three built and cached by
+# version, about 15 minutes cold); a test whose dependency could not be had
+# fails under CI=true. A test that hangs fails after TEST_TIMEOUT with its
+# name and stack, instead of holding up the run.
+TEST_TIMEOUT ?= 20m
 test:
-	$(GO) test -count=1 $(PKGS)
+	-hack/test-deps.sh
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
+	cd hack/argocd && $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./luahealth/ ./examplecheck/
 
 lint:
 	$(GO) vet $(PKGS)
@@ -27,9 +35,11 @@ lint:
 # when it is on PATH), the engine's wall time to all Installed and peak RSS
 # of 3,500 single-node sites at --speed 60 and 10,000 at --speed max, the Go
 # micro-benchmarks, the loop's: `siteops run` on a 10,000-site
-# repository (first pass, one-site commit to status pushed), and the hub
-# engine's: 1,000 single-node sites applied to a local API server, then
-# again after a restart with nothing changed (requests, peak RSS).
+# repository (first pass, one-site commit to status pushed), the Argo CD
+# plugin path (argocd-cmp-server with examples/argocd/plugin.yaml) beside
+# `siteops render` on 1,000 sites, and the hub engine's: 1,000 single-node
+# sites applied to a local API server, then again after a restart with
+# nothing changed (requests, peak RSS).
 bench: build
 	$(GO) run ./hack/benchrender -bin $(BIN) -sizes $(BENCH_SIZES) -shapes $(BENCH_SHAPES) -manifests 20 -runs 3
 	$(GO) run ./hack/benchrender -bin $(BIN) -sizes 1000 -shapes sno,ha -layouts generators,overlays,files/clusterinstance -manifests 20 -runs 3
@@ -38,6 +48,7 @@ bench: build
 	$(GO) run ./hack/benchhub -sites 1000
 	$(GO) test -run '^$$' -bench . -benchmem ./render/ ./sites/ ./internal/yamlenc/ ./internal/kustomize/ ./policy/ ./engine/sim/
 	$(GO) run ./hack/benchloop -bin $(BIN) -sites 10000 -changes 5
+	$(GO) run ./hack/benchargocd -bin $(BIN) -sites 1000 -runs 3
 
 # fuzz runs each fuzz target for a short while: the site decoder
 # (SiteConfig and ClusterInstance), the manifest decoder, and rendering.

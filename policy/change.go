@@ -48,6 +48,7 @@ type CheckOption func(*checkOptions)
 
 type checkOptions struct {
 	change *Change
+	facts  *Facts
 }
 
 // WithChange adds the change rules (change.immutable-field,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/open-policy-agent/opa/v1/topdown"
 	"maps"
 	"slices"
 	"sort"
@@ -39,6 +40,8 @@ type Engine struct {
 	userFleet  bool
 	data       ast.Object
 	ign        *ignitionCache
+	// guard stops evaluations that take the heap over the budget.
+	guard *memGuard
 	// needs says which costly parts of the input some policy reads.
 	needs needs
 }
@@ -65,6 +68,7 @@ func Load(ctx context.Context, opts ...Option) (*Engine, error) {
 	if err != nil || !ns.IsGround() {
 		return nil, fmt.Errorf("load policies: namespace %q is not a package path", o.namespace)
 	}
+	installLimits()
 	mods, err := loadBuiltins()
 	if err != nil {
 		return nil, fmt.Errorf("load built-in rules: %w", err)
@@ -91,7 +95,7 @@ func Load(ctx context.Context, opts ...Option) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load built-in rules: %w", err)
 	}
-	e := &Engine{o: o, compiler: c, data: data, ign: &ignitionCache{}, byID: map[string]*ruleInfo{}}
+	e := &Engine{o: o, compiler: c, data: data, ign: &ignitionCache{}, byID: map[string]*ruleInfo{}, guard: newMemGuard(o.memBudget)}
 	e.needs = inputNeeds(c)
 	e.rules = append(e.rules, internalRules...)
 	e.rules = append(e.rules, builtins...)
@@ -232,17 +236,76 @@ feed:
 }
 
 // evaluate runs one query on a site's input and turns the rule results
-// into findings placed with at. The site's time limit stops it: that is a
-// finding too (timedOut), not an error.
-func (e *Engine) evaluate(ctx context.Context, pq *rego.PreparedEvalQuery, q *query, input ast.Value, s siteRef) (out []report.Finding, timedOut bool, err error) {
-	sctx, cancel := context.WithTimeout(ctx, e.o.siteTimeout)
+// into findings placed with at. Nothing a policy does on one site stops
+// the others: the site's time limit is a policy.timeout finding, and an
+// evaluation error, a built-in call over the sandbox's bounds, the memory
+// budget exceeded on its own and a panic of the evaluator are policy.error
+// findings. stopped reports either: the site's evaluation is over. err is
+// only for a cancelled check.
+func (e *Engine) evaluate(ctx context.Context, pq *rego.PreparedEvalQuery, q *query, input ast.Value, s siteRef) (out []report.Finding, stopped bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, stopped, err = []report.Finding{e.failure(s, fmt.Errorf("the evaluator failed: %v", p))}, true, nil
+		}
+	}()
+	out, stopped, err = e.evaluateOnce(ctx, pq, q, input, s, false)
+	if errors.Is(err, errMemory) {
+		// Stopped with whatever ran beside it: run it again alone.
+		out, stopped, err = e.evaluateOnce(ctx, pq, q, input, s, true)
+	}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, false, nil // the whole check is cancelled; Finish reports it
+	case err != nil:
+		return []report.Finding{e.failure(s, err)}, true, nil
+	}
+	return out, stopped, nil
+}
+
+// failure is the policy.error finding of a site whose evaluation failed,
+// placed at the policy's file and line when the error has them.
+func (e *Engine) failure(s siteRef, err error) report.Finding {
+	msg := err.Error()
+	if errors.Is(err, errMemory) {
+		msg = fmt.Sprintf("the heap grew over the memory budget (%d MiB above its size when the policies were loaded) "+
+			"while this site was evaluated alone", e.o.memBudget>>20)
+	}
+	f := e.finding(RulePolicyError, s.name, s.at, s.path, fmt.Sprintf("evaluating the policies for site %s failed: %s", s.name, msg))
+	var te *topdown.Error
+	var pe *PolicyError
+	switch {
+	case errors.As(err, &te) && te.Location != nil:
+		f.Pos = sites.Position{File: te.Location.File, Line: te.Location.Row, Column: te.Location.Col}
+	case errors.As(err, &pe) && pe.Pos.File != "":
+		f.Pos = pe.Pos
+	}
+	return f
+}
+
+// evaluateOnce is one evaluation under the site's time limit and the
+// memory guard; alone runs it with no other evaluation beside it.
+func (e *Engine) evaluateOnce(ctx context.Context, pq *rego.PreparedEvalQuery, q *query, input ast.Value, s siteRef, alone bool) (out []report.Finding, timedOut bool, err error) {
+	if alone {
+		e.guard.solo.Lock()
+		defer e.guard.solo.Unlock()
+	} else {
+		e.guard.solo.RLock()
+		defer e.guard.solo.RUnlock()
+	}
+	mctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	untrack := e.guard.track(stop)
+	defer untrack()
+	sctx, cancel := context.WithTimeout(mctx, e.o.siteTimeout)
 	defer cancel()
 	cache := getRuleCache()
 	defer putRuleCache(cache)
 	rs, err := pq.Eval(sctx, rego.EvalParsedInput(input), rego.EvalVirtualCache(cache), rego.EvalGenerateJSON(keepTerm))
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return nil, false, nil // the whole check is cancelled; Finish reports it
+		return nil, false, ctx.Err()
+	case err != nil && errors.Is(context.Cause(mctx), errMemory):
+		return nil, false, errMemory
 	case err != nil && errors.Is(sctx.Err(), context.DeadlineExceeded):
 		return []report.Finding{e.finding(RulePolicyTimeout, s.name, s.at, s.path,
 			fmt.Sprintf("evaluating the policies for site %s took longer than %s and was stopped", s.name, e.o.siteTimeout))}, true, nil

@@ -268,38 +268,41 @@ deny contains "done" if {
 	}
 }
 
-func TestRuntimeErrorIsAnError(t *testing.T) {
-	// Two values for one complete rule: a policy bug, not a site problem.
-	dir := writeFiles(t, map[string]string{"conflict.rego": `package main
+// TestRuntimeErrorIsAFinding: a policy that fails at run time (two values
+// for one complete rule, a result of the wrong shape) fails each site it
+// fails on, with the policy's file and line, and the check goes on.
+func TestRuntimeErrorIsAFinding(t *testing.T) {
+	tests := []struct{ name, policy, want string }{
+		{"conflict", `package main
 
 x := 1 if input.site.name != ""
 
 x := 2 if input.site.name != ""
 
 deny contains "x" if x
-`})
-	e, err := Load(context.Background(), WithUserPolicies(dir))
-	if err != nil {
-		t.Fatal(err)
+`, "conflict"},
+		{"bad result", "package main\n\ndeny contains {\"message\": \"no msg key\"} if true\n", "main.deny"},
 	}
-	fleet, bundles := loadFixture(t, goodSite, "good.yaml")
-	_, err = e.Check(context.Background(), fleet, bundles)
-	if err == nil || !strings.Contains(err.Error(), "conflict.rego:3") {
-		t.Errorf("error = %v, want the conflict with its file and line", err)
-	}
-}
-
-func TestBadResult(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"p.rego": "package main\n\ndeny contains {\"message\": \"no msg key\"} if true\n"})
-	e, err := Load(context.Background(), WithUserPolicies(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fleet, bundles := loadFixture(t, goodSite, "good.yaml")
-	_, err = e.Check(context.Background(), fleet, bundles)
-	var pe *PolicyError
-	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "main.deny") {
-		t.Errorf("error = %v, want a PolicyError naming main.deny", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeFiles(t, map[string]string{"p.rego": tt.policy})
+			e, err := Load(context.Background(), WithUserPolicies(dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fleet, bundles := loadFixture(t, goodSite, "good.yaml")
+			rep, err := e.Check(context.Background(), fleet, bundles)
+			if err != nil {
+				t.Fatalf("the check stopped: %v", err)
+			}
+			got := findingsOf(rep, RulePolicyError)
+			if len(got) != len(fleet.Sites) || len(got) == 0 || !strings.Contains(got[0].Message, tt.want) {
+				t.Errorf("want one %s finding per site naming %q:\n%s", RulePolicyError, tt.want, describeAll(rep.Findings))
+			}
+			if tt.name == "conflict" && (!strings.HasSuffix(got[0].Pos.File, "p.rego") || got[0].Pos.Line == 0) {
+				t.Errorf("the finding is not placed in the policy: %s", describe(got[0]))
+			}
+		})
 	}
 }
 

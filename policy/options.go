@@ -15,6 +15,7 @@ type options struct {
 	siteTimeout time.Duration
 	workers     int
 	maxFileSize int64
+	memBudget   uint64
 }
 
 // DefaultNamespace is the package user policies live in, as with conftest.
@@ -49,12 +50,18 @@ func WithDataDirs(dirs ...string) Option {
 // longer gets a policy.timeout finding and the others go on.
 func WithSiteTimeout(d time.Duration) Option { return func(o *options) { o.siteTimeout = d } }
 
+// WithMemoryBudget sets how far the heap may grow above its size at Load
+// while sites are evaluated (default DefaultMemoryBudget); evaluations in
+// flight when it is exceeded are stopped and run again one at a time, and
+// a site over the budget on its own gets a policy.error finding.
+func WithMemoryBudget(bytes uint64) Option { return func(o *options) { o.memBudget = bytes } }
+
 // WithWorkers sets how many sites are evaluated at once (default GOMAXPROCS).
 func WithWorkers(n int) Option { return func(o *options) { o.workers = n } }
 
 func applyOptions(opts []Option) options {
 	o := options{namespace: DefaultNamespace, siteTimeout: DefaultSiteTimeout,
-		workers: runtime.GOMAXPROCS(0), maxFileSize: DefaultMaxFileSize}
+		workers: runtime.GOMAXPROCS(0), maxFileSize: DefaultMaxFileSize, memBudget: DefaultMemoryBudget}
 	for _, opt := range opts {
 		opt(&o)
 	}

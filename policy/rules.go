@@ -33,6 +33,7 @@ const (
 	RuleSiteLoad        = "site.load"
 	RuleSiteLoadWarning = "site.load-warning"
 	RulePolicyTimeout   = "policy.timeout"
+	RulePolicyError     = "policy.error"
 	RuleWaiver          = "policy.waiver"
 )
 
@@ -64,6 +65,10 @@ var internalRules = []ruleInfo{
 		Remediation: "Find the user policy that loops or scans too much for this site (run it alone with opa eval --profile), or raise the per-site time limit.",
 		Reference:   "issue 4, Sandbox: a per-site evaluation time limit"},
 		Description: "Evaluation of one site is bounded in time; a site whose evaluation is cut off fails the check instead of passing unchecked."},
+	{Rule: report.Rule{ID: RulePolicyError, Severity: report.Deny, Title: "Policies evaluate without error and within their bounds", Source: "builtin",
+		Remediation: "Fix the user policy at the file and line the message names: a complete rule with two values, a built-in call over the bounds of the sandbox (docs/policy.md, Sandbox), or a policy that needs more memory than the budget.",
+		Reference:   "docs/policy.md, Sandbox"},
+		Description: "A user policy that fails while it evaluates a site (a conflict, a result that is not a string or an object with a string msg, a built-in call over the sandbox's bounds, more memory than the budget, a panic of the evaluator) fails that site, with where the policy went wrong; the other sites are checked as usual."},
 	{Rule: report.Rule{ID: RuleWaiver, Severity: report.Deny, Title: "Waivers give a rule and a reason", Source: "builtin",
 		Remediation: `Write each waiver as "<rule-id>: <reason>", one per line (or separated by commas), naming a rule siteops knows.`,
 		Reference:   "docs/policy.md, Waivers"},

@@ -24,7 +24,7 @@ import (
 // Adding a rule means adding its .rego file and these two files.
 
 // untestedByFixture are the built-in rules no site file can trigger.
-var untestedByFixture = []string{RulePolicyTimeout} // TestSiteTimeout
+var untestedByFixture = []string{RulePolicyTimeout, RulePolicyError} // TestSiteTimeout, TestHostilePolicies
 
 var (
 	builtinOnce   sync.Once

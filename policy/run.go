@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
+	"github.com/siteops/siteops/internal/redact"
 	"github.com/siteops/siteops/policy/report"
 	"github.com/siteops/siteops/render"
 	"github.com/siteops/siteops/sites"
@@ -201,8 +203,21 @@ func (r *Run) Finish() (*report.Report, error) {
 		}
 		rep.Findings = append(rep.Findings, e.changeFindings(r.co.change, heads, r.problems)...)
 	}
+	for i := range rep.Findings {
+		redactFinding(&rep.Findings[i])
+	}
 	rep.Sort()
 	return rep, nil
+}
+
+// redactFinding hides credentials in what a finding prints: a rule may
+// quote a value of the site (a BMC address with user:password@), and
+// every output format, status file and log line is made from findings.
+func redactFinding(f *report.Finding) {
+	f.Message = redact.Text(f.Message)
+	f.Remediation = redact.Text(f.Remediation)
+	f.Waived = redact.Text(f.Waived)
+	f.Field = redact.Text(f.Field)
 }
 
 // evaluateFleet evaluates the rules that read data.siteops.fleet on every
@@ -213,7 +228,18 @@ func (r *Run) evaluateFleet(checked []*SiteCheck, names []string) error {
 	for i, c := range checked {
 		all[i] = siteFacts{site: c.name, facts: c.facts}
 	}
-	pq, err := e.prepare(ctx, e.fleet, fleetData(all, names))
+	indexNames := names
+	if f := r.co.facts; f != nil {
+		// The sites of other checks that share a value with these join
+		// the index (in name order, which orders each value's uses); then
+		// these sites' facts are kept for the next check.
+		others, covered := f.others(all, e.userFleet)
+		f.keep(all)
+		all = append(all, others...)
+		slices.SortFunc(all, func(a, b siteFacts) int { return strings.Compare(a.site, b.site) })
+		indexNames = covered
+	}
+	pq, err := e.prepare(ctx, e.fleet, fleetData(all, indexNames))
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,12 @@ import (
 //   - opa.runtime returns the process environment (CI secrets live there);
 //   - providers.aws.sign_req exists only to sign outbound requests;
 //   - trace writes to a tracer nobody reads and is the way to leak data
-//     into logs where tracing is enabled.
+//     into logs where tracing is enabled;
+//   - strings.render_template runs a Go template, which may range over a
+//     number as large as it likes and is never cancelled: it would keep a
+//     worker busy after the site's time limit, for ever;
+//   - graph.reachable_paths lists every path of a graph, exponentially
+//     many, in one uncancellable call.
 //
 // The pure net.cidr_* functions stay: they compute on their arguments
 // only, the built-in library needs them, and conftest policies use them.
@@ -26,6 +31,8 @@ var deniedBuiltins = []string{
 	"opa.runtime",
 	"providers.aws.sign_req",
 	"trace",
+	"strings.render_template",
+	"graph.reachable_paths",
 }
 
 // capabilities returns what policies may use: this OPA's built-ins minus

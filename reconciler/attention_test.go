@@ -163,3 +163,40 @@ func getJSON(t *testing.T, url string, v any) {
 		t.Fatal(err)
 	}
 }
+
+// A site added by a later commit that reuses the boot MAC of a site the
+// commit did not touch is blocked by the incremental pass, as a check of
+// the whole tree would block it; the site it collides with goes on.
+func TestAnIncrementalPassHoldsANewSiteToTheWholeFleet(t *testing.T) {
+	fleet, names := singleNodeFleet(t, 2)
+	startDirLoop(t, fleet, "status", sim.Options{Speed: sim.SpeedMax})
+	statusDir := filepath.Join(fleet, "status")
+	waitDirStatus(t, statusDir, "two sites Installed", allInstalled(names))
+
+	// sitec: a copy of sitea under another name and addresses, but with
+	// sitea's boot MAC.
+	sitea := read(t, filepath.Join(fleet, "sitea.yaml"))
+	sitec := strings.NewReplacer("sitea", "sitec", "198.51.100.70", "198.51.100.79").Replace(sitea)
+	writeFile(t, fleet, "sitec.yaml", sitec)
+	docs := waitDirStatus(t, statusDir, "sitec blocked", func(docs map[string]status.Document) bool {
+		return docs["sitec-sno-01"].Phase == engine.PhasePolicyFailed
+	})
+	c := docs["sitec-sno-01"]
+	if c.Reason != engine.ReasonPolicyDenied {
+		t.Errorf("sitec: reason %q", c.Reason)
+	}
+	found := false
+	for _, f := range c.Findings {
+		if f.Rule == "ztp.nodes.mac-unique" && strings.Contains(f.Message, names[0]) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("sitec has no mac-unique finding naming %s: %+v", names[0], c.Findings)
+	}
+	for _, n := range names {
+		if d := docs[n]; d.Phase != engine.PhaseInstalled || d.Reason != "" {
+			t.Errorf("%s: %s/%s: %s", n, d.Phase, d.Reason, d.Message)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/utils/clock"
+
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/policy"
 	"github.com/siteops/siteops/policy/report"
@@ -34,6 +36,10 @@ type Loop struct {
 	mu    sync.RWMutex
 	ix    *index
 	fleet fleetState
+	// facts are the fleet-wide facts of every site (MACs, host names,
+	// BMCs...), kept from pass to pass so that a pass that checks a few
+	// sites holds them to the uniqueness rules against the whole fleet.
+	facts *policy.Facts
 
 	ready atomic.Bool
 
@@ -77,7 +83,7 @@ type fleetState struct {
 // New returns a loop over src and eng.
 func New(src source.Source, eng engine.Engine, opts ...Option) *Loop {
 	o := applyOptions(opts)
-	return &Loop{src: src, eng: eng, o: o, m: newMetrics(o.registerer), ix: newIndex(),
+	return &Loop{src: src, eng: eng, o: o, m: newMetrics(o.registerer), ix: newIndex(), facts: policy.NewFacts(),
 		dirty: map[string]struct{}{}, fresh: map[string]struct{}{}, notify: make(chan struct{}, 1), out: newWriteback(),
 		fleet: fleetState{applyRetry: map[string]struct{}{}, deleteRetry: map[string]struct{}{}}}
 }
@@ -122,8 +128,9 @@ func (l *Loop) Run(ctx context.Context) error {
 		}()
 	}
 	next()
+	clk := l.o.clock
 	var (
-		timer     *time.Timer
+		timer     clock.Timer
 		timerC    <-chan time.Time
 		lastWrite time.Time
 		gap       = l.o.statusInterval // between two progress writes
@@ -133,8 +140,8 @@ func (l *Loop) Run(ctx context.Context) error {
 	// arm makes the timer fire in d, unless it is set already.
 	arm := func(d time.Duration) {
 		if timer == nil {
-			timer = time.NewTimer(d)
-			timerC = timer.C
+			timer = clk.NewTimer(d)
+			timerC = timer.C()
 		}
 	}
 	// wrote notes a status write and, when it failed, arms a retry.
@@ -143,7 +150,7 @@ func (l *Loop) Run(ctx context.Context) error {
 	// most of the loop's time.
 	wrote := func(ok bool) {
 		if ok {
-			lastWrite = time.Now()
+			lastWrite = clk.Now()
 			gap = max(l.o.statusInterval, 2*l.out.took)
 		}
 		if l.out.pending {
@@ -170,7 +177,7 @@ func (l *Loop) Run(ctx context.Context) error {
 				wait := backoff.next()
 				go func() {
 					select {
-					case <-time.After(wait):
+					case <-clk.After(wait):
 						next()
 					case <-ctx.Done():
 						snaps <- snapshotResult{err: ctx.Err()}
@@ -191,7 +198,7 @@ func (l *Loop) Run(ctx context.Context) error {
 			if l.fleet.started {
 				l.watch(work)
 			}
-			if wait := gap - time.Since(lastWrite); wait > 0 && l.fleet.started && !l.settled(work) {
+			if wait := gap - clk.Since(lastWrite); wait > 0 && l.fleet.started && !l.settled(work) {
 				arm(wait)
 				continue
 			}
@@ -212,9 +219,9 @@ func (l *Loop) progress(ctx context.Context) bool {
 	if !l.fleet.started {
 		return false // the first pass writes everything
 	}
-	start := time.Now()
+	start := l.o.clock.Now()
 	wrote, err := l.writeStatus(ctx, l.takeDirty())
-	l.m.passDuration.WithLabelValues(passStatus).Observe(time.Since(start).Seconds())
+	l.m.passDuration.WithLabelValues(passStatus).Observe(l.o.clock.Since(start).Seconds())
 	if err != nil {
 		l.failed("write status", err)
 	}
@@ -308,7 +315,7 @@ func (l *Loop) finished() (bool, error) {
 		switch {
 		case r.orphaned || r.deleting:
 			installed++ // not part of the fleet any more
-		case r.phase == engine.PhaseFailed || r.phase == engine.PhasePolicyFailed:
+		case r.phase.Failed() || r.phase.Blocked():
 			failed = append(failed, name)
 		case r.phase == engine.PhaseInstalled:
 			installed++
@@ -327,21 +334,27 @@ func (l *Loop) settled(ctx context.Context) bool {
 	if !l.o.untilInstalled {
 		return false
 	}
+	// The names are taken under the lock, the engine asked without it.
+	var names []string
 	l.mu.RLock()
-	defer l.mu.RUnlock()
-	installed := true
 	for name, r := range l.ix.sites {
 		if r.orphaned || r.deleting {
 			continue
 		}
 		if r.blocked {
+			l.mu.RUnlock()
 			return true
 		}
+		names = append(names, name)
+	}
+	l.mu.RUnlock()
+	installed := true
+	for _, name := range names {
 		st, err := l.eng.Status(ctx, name)
 		switch {
 		case err != nil:
 			installed = false
-		case st.Phase == engine.PhaseFailed:
+		case st.Phase.Failed():
 			return true
 		case st.Phase != engine.PhaseInstalled:
 			installed = false
@@ -353,7 +366,10 @@ func (l *Loop) settled(ctx context.Context) bool {
 // Ready reports whether the first pass has finished.
 func (l *Loop) Ready() bool { return l.ready.Load() }
 
-// backoff doubles a wait from one second up to five minutes.
+// backoffMax is the longest wait of a backoff.
+const backoffMax = 5 * time.Minute
+
+// backoff doubles a wait from one second up to backoffMax.
 type backoff struct{ d time.Duration }
 
 func newBackoff() *backoff { return &backoff{} }
@@ -362,7 +378,7 @@ func (b *backoff) next() time.Duration {
 	if b.d == 0 {
 		b.d = time.Second
 	} else {
-		b.d = min(2*b.d, 5*time.Minute)
+		b.d = min(2*b.d, backoffMax)
 	}
 	return b.d
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	clocktesting "k8s.io/utils/clock/testing"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -479,6 +480,8 @@ func TestAnOutageIsSurvivedAndNoStatusIsLost(t *testing.T) {
 	}
 }
 
+// A status write that fails is tried again after a backoff on the loop's
+// clock: not before the clock moves, and at once when it does.
 func TestAStatusWriteThatFailsIsTriedAgain(t *testing.T) {
 	fleet := t.TempDir()
 	if err := os.CopyFS(fleet, os.DirFS("../examples/fleet")); err != nil {
@@ -489,30 +492,42 @@ func TestAStatusWriteThatFailsIsTriedAgain(t *testing.T) {
 	if err := os.WriteFile(statusDir, []byte("in the way\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, done := startDirLoop(t, fleet, statusDir, sim.Options{Speed: sim.SpeedMax}, WithUntilInstalled(true))
+	clk := clocktesting.NewFakeClock(time.Now())
+	l, done := startDirLoop(t, fleet, statusDir, sim.Options{Speed: sim.SpeedMax}, WithUntilInstalled(true), WithClock(clk))
 
+	// Once the engine is done, nothing but the retry timer makes the
+	// loop write again.
 	deadline := time.Now().Add(time.Minute)
-	for counter(t, l, "siteops_status_write_errors_total") == 0 {
+	for counter(t, l, "siteops_status_write_errors_total") == 0 || !allEngineInstalled(t, l.eng) || !clk.HasWaiters() {
 		if time.Now().After(deadline) {
-			t.Fatal("no failed status write")
+			t.Fatal("no failed status write with the engine done and a retry armed")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	select {
-	case err := <-done:
-		t.Fatalf("Run returned %v with the status not written", err)
-	default:
-	}
+	time.Sleep(100 * time.Millisecond) // the engine's last change notices
 	if err := os.Remove(statusDir); err != nil {
 		t.Fatal(err)
 	}
+	// The retry waits on the loop's clock, which has not moved.
 	select {
 	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
+		t.Fatalf("Run returned %v before its retry was due", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	for {
+		clk.Step(backoffMax)
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(100 * time.Millisecond):
+			if time.Now().After(deadline) {
+				t.Fatal("the status write was not tried again")
+			}
+			continue
 		}
-	case <-time.After(time.Minute):
-		t.Fatal("the status write was not tried again")
+		break
 	}
 	for _, name := range exampleSites {
 		data, err := os.ReadFile(filepath.Join(statusDir, name+".yaml"))

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/utils/clock"
 
 	"github.com/siteops/siteops/policy"
 	"github.com/siteops/siteops/render"
@@ -28,6 +29,7 @@ type options struct {
 	webhookSecret  []byte
 	sourceName     string
 	maxKept        int
+	clock          clock.WithTicker
 }
 
 // DefaultStatusInterval is the shortest time between two status writes
@@ -40,7 +42,8 @@ const DefaultStatusInterval = 10 * time.Second
 const defaultMaxKept = 256
 
 func applyOptions(opts []Option) options {
-	o := options{logger: slog.New(slog.DiscardHandler), statusInterval: DefaultStatusInterval, maxKept: defaultMaxKept}
+	o := options{logger: slog.New(slog.DiscardHandler), statusInterval: DefaultStatusInterval, maxKept: defaultMaxKept,
+		clock: clock.RealClock{}}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -114,6 +117,18 @@ func WithWebhookSecret(secret []byte) Option { return func(o *options) { o.webho
 // WithSourceName is how the dashboard names the source (a URL and branch,
 // or a directory). It must hold no credentials.
 func WithSourceName(name string) Option { return func(o *options) { o.sourceName = name } }
+
+// WithClock sets the clock the loop waits on: between progress writes,
+// before retries, for the times it records. Tests step a fake clock
+// (k8s.io/utils/clock/testing) instead of sleeping. The default is the
+// real clock.
+func WithClock(c clock.WithTicker) Option {
+	return func(o *options) {
+		if c != nil {
+			o.clock = c
+		}
+	}
+}
 
 // withMaxKept changes defaultMaxKept, for tests.
 func withMaxKept(n int) Option { return func(o *options) { o.maxKept = n } }

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/utils/clock"
+
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/policy/report"
 	"github.com/siteops/siteops/reconciler/source"
@@ -22,7 +24,7 @@ import (
 // reconcile runs one pass over a new revision: load what changed, render,
 // check, apply, and write the status back.
 func (l *Loop) reconcile(ctx context.Context, snap source.Snapshot) error {
-	start := time.Now()
+	start := l.o.clock.Now()
 	kind := passIncremental
 	var w *work
 	if !l.fleet.started || l.fleet.reloadAll || snap.Changed == nil {
@@ -38,7 +40,7 @@ func (l *Loop) reconcile(ctx context.Context, snap source.Snapshot) error {
 		}
 		l.mu.RUnlock()
 	}
-	steps := &stepTimer{last: start}
+	steps := &stepTimer{clock: l.o.clock, last: start}
 	pendingDeletes := l.takeDeleteRetry()
 	changed, err := l.apply(ctx, snap, w, steps)
 	if err != nil {
@@ -61,13 +63,13 @@ func (l *Loop) reconcile(ctx context.Context, snap source.Snapshot) error {
 	if err := l.saveState(); err != nil {
 		return err
 	}
-	elapsed := time.Since(start)
+	elapsed := l.o.clock.Since(start)
 	l.m.passDuration.WithLabelValues(kind).Observe(elapsed.Seconds())
 	l.mu.Lock()
-	l.fleet.lastPass, l.fleet.lastError, l.fleet.reloadAll = time.Now(), "", false
+	l.fleet.lastPass, l.fleet.lastError, l.fleet.reloadAll = l.o.clock.Now(), "", false
 	rev := l.fleet.revision
 	l.mu.Unlock()
-	l.m.setRevision(rev, float64(time.Now().Unix()))
+	l.m.setRevision(rev, float64(l.o.clock.Now().Unix()))
 	log := l.o.logger.With("revision", rev)
 	l.ready.Store(true)
 	if m, ok := l.src.(source.ReconcileMarker); ok {
@@ -95,170 +97,6 @@ func (l *Loop) mergeDirty(names map[string]struct{}) map[string]struct{} {
 	d := l.takeDirty()
 	maps.Copy(d, names)
 	return d
-}
-
-// apply loads, renders, checks and applies what w asks for, and updates
-// the index. It returns the sites whose documents may have changed.
-func (l *Loop) apply(ctx context.Context, snap source.Snapshot, w *work, steps *stepTimer) (map[string]struct{}, error) {
-	touched := map[string]struct{}{}
-	if w.empty() {
-		l.mu.Lock()
-		l.fleet.revision = snap.Revision
-		l.mu.Unlock()
-		return touched, nil
-	}
-	res, err := l.load(ctx, snap.FS, w)
-	if err != nil {
-		return nil, err
-	}
-	steps.mark("load")
-	rev := snap.Revision
-
-	// Sites defined again elsewhere than where the index has them, by a
-	// unit this pass did not reload, stay where they are.
-	var accepted []*loaded
-	for _, lo := range res.sites {
-		if old := l.ix.sites[lo.rec.name]; old != nil && old.unit != "" && !res.covered[lo.rec.name] {
-			s := lo.site
-			p := s.Problem(s.FieldPath("clusterName"), "cluster %q is already defined at %s; this definition is not used", s.Name, old.source)
-			p.Hint = "a cluster name must be unique across the fleet; rename or remove one definition"
-			res.problems = append(res.problems, p)
-			continue
-		}
-		accepted = append(accepted, lo)
-	}
-
-	// Check.
-	fleet := &sites.Fleet{Problems: res.problems}
-	bundles := make(map[string]*render.Bundle, len(accepted))
-	for _, lo := range accepted {
-		if lo.bundle != nil {
-			fleet.Sites = append(fleet.Sites, lo.site)
-			bundles[lo.site.Name] = lo.bundle
-		}
-	}
-	rep, err := l.o.policy.Check(ctx, fleet, bundles)
-	if err != nil {
-		return nil, fmt.Errorf("check policies: %w", err)
-	}
-	fleet, bundles = nil, nil
-	steps.mark("check")
-	byName, orphanFindings := l.route(rep.Findings, accepted, res.covered)
-
-	// Decide, per site, and apply.
-	var toApply []*loaded
-	loadedNames := map[string]bool{}
-	before := map[string]string{} // observed revisions of the sites, before this pass
-	l.mu.Lock()
-	for _, lo := range accepted {
-		name := lo.rec.name
-		loadedNames[name] = true
-		r := lo.rec
-		if old := l.ix.sites[name]; old != nil {
-			r.hash, r.applied, r.phase = old.hash, old.applied, old.phase
-			before[name] = old.observed
-		}
-		r.observed, r.findings = rev, byName[name]
-		switch deny := denies(r.findings); {
-		case lo.bundle == nil:
-			r.block(engine.PhaseInvalid, engine.ReasonRenderFailed, blockedMessage(rev, "the site does not render", r.findings, r.kept()))
-		case len(deny) > 0:
-			r.block(engine.PhasePolicyFailed, engine.ReasonPolicyDenied, blockedMessage(rev, fmt.Sprintf("%d deny finding(s) block it", len(deny)), deny, r.kept()))
-		default:
-			if r.hash != lo.hash || !l.engineHas(ctx, name) {
-				toApply = append(toApply, lo)
-			}
-		}
-		l.ix.put(r)
-		touched[name] = struct{}{}
-	}
-	for unit, reads := range res.reads {
-		l.ix.setKustomization(unit, reads)
-	}
-	fleetRev := rev
-	if !l.fleet.started && snap.Changed != nil {
-		// A restart: sites the revisions since the one last reconciled
-		// do not concern keep the revision they were observed at, so
-		// that restarting commits nothing when nothing changed.
-		since := l.ix.plan(snap.Changed)
-		for _, lo := range accepted {
-			if prev := before[lo.rec.name]; prev != "" && !since.concerns(lo.rec) {
-				lo.rec.observed = prev
-			}
-		}
-		if since.empty() && l.savedRevision != "" {
-			fleetRev = l.savedRevision
-		}
-	}
-	if w.full {
-		for unit := range l.ix.kustomizations {
-			if _, ok := res.reads[unit]; !ok {
-				l.ix.dropKustomization(unit)
-			}
-		}
-	}
-
-	// Sites the pass expected and did not find: broken, or removed.
-	var removed []string
-	for _, name := range slices.Sorted(maps.Keys(res.covered)) {
-		if loadedNames[name] {
-			continue
-		}
-		r := l.ix.sites[name]
-		if fs := byName[name]; len(denies(fs)) > 0 || hasErrorAbout(res.problems, r) {
-			r.observed, r.findings = rev, fs
-			r.block(engine.PhaseInvalid, engine.ReasonLoadFailed, blockedMessage(rev, "the site no longer loads", denies(fs), r.kept()))
-			touched[name] = struct{}{}
-			continue
-		}
-		removed = append(removed, name)
-	}
-	if !l.fleet.started {
-		// Sites the engine holds that the repository does not define
-		// (removed while the loop was not running).
-		held, err := l.eng.Sites(ctx)
-		if err != nil {
-			l.mu.Unlock()
-			return nil, fmt.Errorf("list the engine's sites: %w", err)
-		}
-		for _, name := range held {
-			if l.ix.sites[name] == nil {
-				l.ix.put(&record{name: name, observed: rev})
-				removed = append(removed, name)
-			}
-		}
-	}
-	l.fleet.revision = fleetRev
-	l.fleet.problems = orphanFindings
-	l.fleet.started = true
-	l.mu.Unlock()
-
-	steps.mark("index")
-	if err := l.applyAll(ctx, rev, toApply); err != nil {
-		return nil, err
-	}
-	steps.mark("apply")
-	for _, name := range removed {
-		touched[name] = struct{}{}
-	}
-	removed, unsure := l.unsureRemovals(removed, res.problems)
-	if err := l.remove(ctx, rev, removed, ""); err != nil {
-		return nil, err
-	}
-	if err := l.remove(ctx, rev, unsure, loadErrorsHold); err != nil {
-		return nil, err
-	}
-	return touched, nil
-}
-
-// engineHas reports whether the engine holds a site: after its state was
-// lost, a site must be applied again even if the loop remembers it.
-func (l *Loop) engineHas(ctx context.Context, name string) bool {
-	if l.fleet.started {
-		return true // checked on the first pass
-	}
-	_, err := l.eng.Status(ctx, name)
-	return !errors.Is(err, engine.ErrNotFound)
 }
 
 // applyAll hands bundles to the engine on all CPUs, rendering again
@@ -427,12 +265,13 @@ func (l *Loop) route(findings []report.Finding, accepted []*loaded, covered map[
 
 // stepTimer measures the steps of a pass, for the debug log.
 type stepTimer struct {
+	clock clock.PassiveClock
 	last  time.Time
 	steps []any
 }
 
 func (s *stepTimer) mark(step string) {
-	now := time.Now()
+	now := s.clock.Now()
 	s.steps = append(s.steps, step, now.Sub(s.last).Round(time.Millisecond))
 	s.last = now
 }

@@ -58,10 +58,10 @@ const publishEvery = time.Second
 // watch logs the progress of the sites whose engine status changed since
 // it last looked, and keeps the metrics of phases current.
 func (l *Loop) watch(ctx context.Context) {
-	if time.Since(l.published) >= publishEvery {
+	if l.o.clock.Since(l.published) >= publishEvery {
 		defer func() {
 			l.publish()
-			l.published = time.Now()
+			l.published = l.o.clock.Now()
 		}()
 	}
 	l.dirtyMu.Lock()

@@ -31,6 +31,7 @@ func (l *Loop) remove(ctx context.Context, rev string, removed []string, hold st
 		if _, err := l.eng.Status(ctx, name); errors.Is(err, engine.ErrNotFound) {
 			l.mu.Lock()
 			l.ix.drop(name)
+			l.facts.Forget(name)
 			l.mu.Unlock()
 			continue
 		}

@@ -64,8 +64,8 @@ func (l *Loop) document(ctx context.Context, r *record) (status.Document, bool) 
 // reports whether it wrote.
 func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool, error) {
 	wb := l.out
-	start := time.Now()
-	defer func() { wb.took = time.Since(start) }()
+	start := l.o.clock.Now()
+	defer func() { wb.took = l.o.clock.Since(start) }()
 	var changed, gone []string
 	for _, name := range slices.Sorted(maps.Keys(names)) {
 		l.mu.RLock()
@@ -83,6 +83,7 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 		if !ok {
 			l.mu.Lock()
 			l.ix.drop(name)
+			l.facts.Forget(name)
 			l.mu.Unlock()
 			if _, had := wb.docs[name]; had {
 				delete(wb.docs, name)

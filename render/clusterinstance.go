@@ -8,6 +8,7 @@ import (
 
 	metal3 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 
+	"github.com/siteops/siteops/internal/redact"
 	"github.com/siteops/siteops/internal/tomap"
 	"github.com/siteops/siteops/sites"
 )
@@ -392,7 +393,7 @@ func (cr *ciRender) bareMetalHost(i int) (map[string]any, error) {
 	md["labels"] = map[string]any{LabelInfraEnv: name, LabelBackup: LabelBackupValue}
 	spec := map[string]any{
 		"bootMode": n.BootMode,
-		"bmc": map[string]any{"address": n.BmcAddress, "disableCertificateVerification": true,
+		"bmc": map[string]any{"address": redact.URL(n.BmcAddress), "disableCertificateVerification": true,
 			"credentialsName": n.BmcCredentialsName.Name},
 		"bootMACAddress":        n.BootMACAddress,
 		"automatedCleaningMode": n.AutomatedCleaningMode,

@@ -90,12 +90,36 @@ func annotateManifest(file string, data []byte) (map[string]any, string, error) 
 	if err != nil {
 		return nil, "", err
 	}
+	if err := refuseCredentials(file, content); err != nil {
+		return nil, "", err
+	}
 	ensureMap(content, "metadata", "annotations")[AnnotationZTPGenerated] = AnnotationZTPGeneratedValue
 	text, err := yamlenc.Marshal(content)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %v", file, err)
 	}
 	return content, string(text), nil
+}
+
+// refuseCredentials refuses a manifest, or a List item, of a kind that
+// carries credentials (credentialKinds).
+func refuseCredentials(file string, content map[string]any) error {
+	kind, _ := content["kind"].(string)
+	if where, ok := credentialKinds[kind]; ok {
+		return fmt.Errorf("%s: an extra manifest of kind %s carries credentials (%s), and extra manifests are copied "+
+			"in clear text into the cluster's ConfigMap: remove the file from the extra-manifest directory and create "+
+			"the %s on the cluster by other means (a policy of the hub, an external or sealed secret)", file, kind, where, kind)
+	}
+	if items, ok := content["items"].([]any); ok {
+		for _, it := range items {
+			if m, ok := it.(map[string]any); ok {
+				if err := refuseCredentials(file, m); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // templateData is what an extra-manifest template sees: .Role and .Data,

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	aiv1beta1 "github.com/siteops/siteops/apis/agentinstall/v1beta1"
+	"github.com/siteops/siteops/internal/redact"
 	"github.com/siteops/siteops/internal/tomap"
 	"github.com/siteops/siteops/sites"
 )
@@ -54,7 +55,7 @@ func (r *siteRender) bareMetalHost(i int) (any, error) {
 		Spec: metal3.BareMetalHostSpec{
 			BootMode: metal3.BootMode(n.BootMode),
 			BMC: metal3.BMCDetails{
-				Address:                        n.BmcAddress,
+				Address:                        redact.URL(n.BmcAddress),
 				CredentialsName:                n.BmcCredentialsName.Name,
 				DisableCertificateVerification: true,
 			},

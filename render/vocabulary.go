@@ -132,3 +132,15 @@ var kindOrder = []string{
 	KindNamespace, "NetworkPolicy", "ResourceQuota", "LimitRange", "ServiceAccount", "Secret",
 	KindConfigMap,
 }
+
+// credentialKinds are the kinds whose objects carry credentials in their
+// fields, by apiVersion group ("" for the core group), with where the
+// credentials are. An extra manifest is copied in clear text into a
+// ConfigMap that everyone who can read the hub's namespace can read, so
+// none of these may be one (Kubernetes k8s.io/api core/v1 types.go:
+// Secret data and stringData; OpenShift openshift/api oauth/v1 types.go:
+// OAuthClient secret).
+var credentialKinds = map[string]string{
+	"Secret":      "data and stringData",
+	"OAuthClient": "secret",
+}

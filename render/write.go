@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/siteops/siteops/internal/redact"
 	"github.com/siteops/siteops/internal/yamlenc"
 )
 
@@ -108,6 +109,10 @@ func (s *StreamWriter) Write(chunk []byte) error {
 		chunk = chunk[1:]
 	}
 	s.items = true
+	// Objects copy site values as written: hide the credentials they may
+	// hold (a private key pasted as the SSH key, a registered Secret's
+	// value).
+	chunk = redact.Bytes(chunk)
 	_, err := s.w.Write(chunk)
 	return err
 }

@@ -119,9 +119,9 @@ func decodeClusterInstance(file string, body *yaml.Node, budget *int, o decodeOp
 	if !d.decode(body, reflect.ValueOf(ci).Elem(), "") {
 		return nil, d.problems
 	}
-	name := ci.Spec.ClusterName
-	if name == "" {
-		name = ci.Metadata.Name
+	name := printableName(ci.Spec.ClusterName)
+	if ci.Spec.ClusterName == "" {
+		name = printableName(ci.Metadata.Name)
 	}
 	broken := map[string]bool{}
 	for i := range d.problems {
@@ -162,6 +162,11 @@ func (v *validator) checkClusterInstance(ci *ClusterInstance) {
 	v.required("spec", [][2]string{{"clusterName", s.ClusterName}, {"baseDomain", s.BaseDomain},
 		{"clusterImageSetNameRef", s.ClusterImageSetNameRef}, {"pullSecretRef.name", s.PullSecretRef.Name}})
 	v.required("metadata", [][2]string{{"name", ci.Metadata.Name}})
+	if s.ClusterName != "" {
+		if msg := nameProblem(s.ClusterName); msg != "" {
+			v.fail("spec.clusterName", "%s", msg).Hint = nameHint
+		}
+	}
 	for i, n := range s.MachineNetwork {
 		v.required(fmt.Sprintf("spec.machineNetwork[%d]", i), [][2]string{{"cidr", n.CIDR}})
 	}

@@ -17,7 +17,10 @@
 //	for _, s := range fleet.Sites { ... }              // one per cluster, sorted by name
 //
 // Load holds the whole fleet; Stream hands sites to a callback in file
-// order, decoding on all CPUs, and keeps memory flat.
+// order, decoding on all CPUs, and keeps memory flat. WithDocuments adds
+// YAML that is not a file of the fleet (standard input, a KRM function's
+// items): decoded the same way, with its own positions or, for a copy
+// passed on by kustomize, those of the file it came from.
 //
 // # Problems
 //

@@ -34,6 +34,7 @@ type options struct {
 	maxFileSize int64
 	workers     int
 	allowRemote bool
+	documents   []Document
 }
 
 // WithStrict makes unknown fields errors instead of warnings.
@@ -46,6 +47,31 @@ func WithMaxFileSize(n int64) Option { return func(o *options) { o.maxFileSize =
 // https). Off by default: fetching runs git, and the content is not the
 // repository's.
 func WithAllowRemoteBases(allow bool) Option { return func(o *options) { o.allowRemote = allow } }
+
+// WithDocuments adds site definitions that are not files of the fleet
+// (standard input, a KRM function's items), read after the paths.
+func WithDocuments(docs ...Document) Option {
+	return func(o *options) { o.documents = append(o.documents, docs...) }
+}
+
+// Document is YAML that may define sites and does not come from a file of
+// the fleet. Paths inside its sites resolve against the fleet root.
+type Document struct {
+	// Name is where problems say the document is: "stdin", or the file a
+	// KRM item came from.
+	Name string
+	Data []byte
+	// Via, when set, says that Data is not the text of Name but a copy of
+	// it passed on by something else ("in the ResourceList on stdin"):
+	// positions are then Line of Name (0 when unknown), the field path
+	// says the rest, and each problem ends with Via. When empty, Data is
+	// the text itself and positions are its own.
+	Via  string
+	Line int
+	// Exact says Data is, unchanged, the document of Name that starts at
+	// Line: its sites are decoded from Name, with Name's positions.
+	Exact bool
+}
 
 // WithWorkers sets how many files are decoded at once (default GOMAXPROCS).
 func WithWorkers(n int) Option { return func(o *options) { o.workers = n } }
@@ -157,6 +183,15 @@ func newLoader(ctx context.Context, fsys fs.FS, paths []string, opts []Option) *
 	for _, p := range paths {
 		l.collect(p, ".")
 	}
+	for _, d := range o.documents {
+		c := candidate{path: d.Name, base: ".", data: d.Data, line: d.Line, named: true, exact: d.Exact}
+		if d.Via == "" {
+			c.verbatim = true
+		} else {
+			c.via = d.Via
+		}
+		l.files = append(l.files, c)
+	}
 	return l
 }
 
@@ -165,14 +200,19 @@ func newLoader(ctx context.Context, fsys fs.FS, paths []string, opts []Option) *
 type candidate struct {
 	path string
 	base string
-	// data, when set, is a document that came out of a kustomize build;
-	// path and line are where it came from, builtBy the kustomization.
-	data    []byte
-	line    int
-	builtBy string
+	// data, when set, is a document that came out of a kustomize build
+	// (or was passed on in a Document); path and line are where it came
+	// from, via says how it arrived ("in the object built by K").
+	data []byte
+	line int
+	via  string
+	// verbatim is set when data is the text of path itself (standard
+	// input): positions are data's own.
+	verbatim bool
 	// exact is set when the built document is the one in the file at
 	// line, unchanged: it is decoded from the file for exact positions,
-	// keeping only the document with that identity.
+	// keeping only the document with that identity (any, when identity
+	// is empty: the caller matched it).
 	exact    bool
 	identity string
 	// named is set for a file named on its own (a path argument, or a
@@ -323,7 +363,10 @@ func (l *loader) collectKustomization(dir string) bool {
 // of the file it came from, whichever kustomization reached it.
 func (l *loader) addBuilt(dir, file string, docs []kustomize.Document) {
 	for _, d := range docs {
-		if !isSiteKind(d.APIVersion, d.Kind) {
+		if d.Kind == "Secret" && d.APIVersion == "v1" {
+			registerSecret(d.Data)
+		}
+		if !IsSiteKind(d.APIVersion, d.Kind) {
 			continue
 		}
 		key := fmt.Sprintf("%s|%s|%d|%s/%s/%s", d.Origin.Repo, d.Origin.File, d.Origin.Line, d.Kind, d.Namespace, d.Name)
@@ -335,7 +378,7 @@ func (l *loader) addBuilt(dir, file string, docs []kustomize.Document) {
 		if origin == "" || d.Origin.Repo != "" {
 			origin, base = file, dir // the kustomization is the best place we have
 		}
-		c := candidate{path: origin, base: base, data: d.Data, line: d.Origin.Line, builtBy: file}
+		c := candidate{path: origin, base: base, data: d.Data, line: d.Origin.Line, via: "in the object built by " + file}
 		if !d.Modified && d.Origin.Line > 0 && d.Origin.Repo == "" {
 			c.exact = true
 			c.identity = d.Kind + "/" + d.Namespace + "/" + d.Name
@@ -344,8 +387,9 @@ func (l *loader) addBuilt(dir, file string, docs []kustomize.Document) {
 	}
 }
 
-// isSiteKind reports whether an object is a site definition.
-func isSiteKind(apiVersion, kind string) bool {
+// IsSiteKind reports whether an object of this apiVersion and kind is a
+// site definition (SiteConfig or ClusterInstance).
+func IsSiteKind(apiVersion, kind string) bool {
 	return kind == "SiteConfig" || kind == "ClusterInstance" || strings.HasPrefix(apiVersion, siteConfigGroup) ||
 		strings.HasPrefix(apiVersion, clusterInstanceGroup)
 }
@@ -426,12 +470,15 @@ var siteConfigMarkers = [][]byte{[]byte("SiteConfig"), []byte(siteConfigGroup), 
 
 func (l *loader) decodeOne(c candidate) decoded {
 	file := c.path
-	if c.data != nil {
+	if c.data != nil && !c.verbatim {
 		return l.decodeBuilt(c)
 	}
-	data, err := readLimited(l.fsys, file, l.o.maxFileSize)
-	if err != nil {
-		return decoded{problems: Problems{{Pos: Position{File: file}, Severity: SeverityError, Message: err.Error(), Err: err, Hint: fileHint(err)}}}
+	data := c.data
+	if !c.verbatim {
+		var err error
+		if data, err = readLimited(l.fsys, file, l.o.maxFileSize); err != nil {
+			return decoded{problems: Problems{{Pos: Position{File: file}, Severity: SeverityError, Message: err.Error(), Err: err, Hint: fileHint(err)}}}
+		}
 	}
 	// A file that does not mention SiteConfig cannot define a site; skip it
 	// without parsing (fleet trees also hold extra manifests and templates).
@@ -508,7 +555,7 @@ func (l *loader) decodeBuilt(c candidate) decoded {
 	at := Position{File: c.path, Line: c.line}
 	for i := range problems {
 		problems[i].Pos = at
-		problems[i].Message += " (in the object built by " + c.builtBy + ")"
+		problems[i].Message += " (" + c.via + ")"
 	}
 	for _, s := range sites {
 		s.BaseDir = c.base
@@ -533,7 +580,7 @@ func (l *loader) decodeExact(c candidate) (decoded, bool) {
 	}
 	sites, problems := decodeFile(c.path, doc, decodeOptions{strict: l.o.strict})
 	for _, s := range sites {
-		if s.identity() != c.identity {
+		if c.identity != "" && s.identity() != c.identity {
 			return decoded{}, false
 		}
 		s.BaseDir = c.base

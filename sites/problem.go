@@ -3,6 +3,8 @@ package sites
 import (
 	"fmt"
 	"strings"
+
+	"github.com/siteops/siteops/internal/redact"
 )
 
 // Severity says whether a problem stops its site.
@@ -55,7 +57,8 @@ func (p Problem) Error() string {
 		b.WriteString(p.Hint)
 		b.WriteString(")")
 	}
-	return b.String()
+	// A message may quote a value of the site: hide its credentials.
+	return redact.Text(b.String())
 }
 
 // Unwrap returns the underlying error.

@@ -1,11 +1,13 @@
 package sites
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 )
 
@@ -209,5 +211,57 @@ func TestKindMissingOrMisspelt(t *testing.T) {
 		if p.Severity != SeverityWarning || p.Field != "kind" {
 			t.Errorf("%s: severity %s field %s", p.Error(), p.Severity, p.Field)
 		}
+	}
+}
+
+// TestUnprintableClusterNamesAreRefused: a cluster name becomes a
+// namespace, a status file name and a log field, so a name with a control
+// or invisible character in it is refused with the field's
+// position, never printed raw, and the other sites of the file load.
+func TestUnprintableClusterNamesAreRefused(t *testing.T) {
+	tests := []struct{ name, clusterName string }{
+		{"escape", `"a\x1b[31mred"`},
+		{"newline", `"a\nb"`},
+		{"tab", `"a\tb"`},
+		{"bidirectional override", `"a\u202eb"`},
+		{"NUL", `"a\0b"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := "apiVersion: ran.openshift.io/v1\nkind: SiteConfig\nmetadata:\n  name: \"m\\x1b\"\nspec:\n" +
+				"  baseDomain: example.com\n  pullSecretRef: {name: ps}\n  clusterImageSetNameRef: img\n  clusters:\n" +
+				"    - clusterName: good\n      nodes: [{hostName: h0, bmcAddress: \"redfish://192.0.2.1/x\", bmcCredentialsName: {name: b}, bootMACAddress: \"02:00:00:00:00:01\"}]\n" +
+				"    - clusterName: " + tt.clusterName + "\n      nodes: [{hostName: h1, bmcAddress: \"redfish://192.0.2.2/x\", bmcCredentialsName: {name: b}, bootMACAddress: \"02:00:00:00:00:02\"}]\n"
+			ci := "apiVersion: siteconfig.open-cluster-management.io/v1alpha1\nkind: ClusterInstance\nmetadata: {name: x, namespace: x}\nspec:\n  clusterName: " + tt.clusterName + "\n"
+			for _, tc := range []struct{ file, data, field string }{
+				{"sc.yaml", file, "spec.clusters[1].clusterName"},
+				{"ci.yaml", ci, "spec.clusterName"},
+			} {
+				fleet, err := Load(context.Background(), fstest.MapFS{tc.file: {Data: []byte(tc.data)}}, []string{"."})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var found bool
+				for _, p := range fleet.Problems {
+					if strings.ContainsAny(p.Site+p.Error(), "\x1b\n\t\u202e\x00") {
+						t.Errorf("%s: a problem prints the raw name: %q", tc.file, p.Error())
+					}
+					if p.Field == tc.field && strings.Contains(p.Message, "DNS-1123 label") && p.Pos.Line > 0 {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("%s: no problem at %s with its line:\n%v", tc.file, tc.field, fleet.Problems)
+				}
+				for _, s := range fleet.Sites {
+					if s.Name != "good" {
+						t.Errorf("%s: site %q loaded", tc.file, s.Name)
+					}
+				}
+				if tc.file == "sc.yaml" && len(fleet.Sites) != 1 {
+					t.Errorf("the good cluster of the file did not load: %d sites", len(fleet.Sites))
+				}
+			}
+		})
 	}
 }

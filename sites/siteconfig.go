@@ -160,7 +160,7 @@ func decodeSiteConfig(file string, body *yaml.Node, budget *int, o decodeOptions
 	if !d.decode(body, reflect.ValueOf(sc).Elem(), "") {
 		return nil, d.problems
 	}
-	siteName := sc.Metadata.Name
+	siteName := printableName(sc.Metadata.Name)
 	broken := map[string]bool{}
 	for _, p := range d.problems {
 		if p.Severity == SeverityError {
@@ -206,6 +206,9 @@ func decodeSiteConfig(file string, body *yaml.Node, budget *int, o decodeOptions
 		if c.ClusterName == "" {
 			cv.site = fmt.Sprintf("%s/clusters[%d]", siteName, i)
 			cv.fail(cp+".clusterName", "clusterName is missing").Hint = "every cluster needs a unique clusterName"
+		} else if msg := nameProblem(c.ClusterName); msg != "" {
+			cv.site = printableName(c.ClusterName)
+			cv.fail(cp+".clusterName", "%s", msg).Hint = nameHint
 		} else if first, dup := names[c.ClusterName]; dup {
 			cv.fail(cp+".clusterName", "clusterName %q is already used by spec.clusters[%d] (%s)",
 				clip(c.ClusterName), first, v.pos(fmt.Sprintf("spec.clusters[%d].clusterName", first))).Hint = "cluster names must be unique"

@@ -3,6 +3,7 @@ package assisted
 import (
 	"fmt"
 	"net/netip"
+	"sort"
 	"strings"
 )
 
@@ -38,10 +39,12 @@ type ClusterHost struct {
 	Status HostStatus
 	// Role is the effective role (spec role, or suggested role).
 	Role Role
-	// MasterCandidate is true for an auto-assign host that qualifies as a
-	// master (has-cpu-cores-for-role and has-memory-for-role as master).
-	MasterCandidate bool
-	Inventory       *Inventory
+	// MasterCandidate and ArbiterCandidate are true for an auto-assign host
+	// that qualifies as a master or an arbiter (has-cpu-cores-for-role and
+	// has-memory-for-role for that role).
+	MasterCandidate  bool
+	ArbiterCandidate bool
+	Inventory        *Inventory
 }
 
 // ClusterInput is everything the cluster validations read.
@@ -64,6 +67,8 @@ type ClusterInput struct {
 	VIPsVerified  bool
 	PullSecretSet bool
 	NetworkType   string
+	// UserManagedLB is true when spec.loadBalancer.type is UserManaged.
+	UserManagedLB bool
 	Day2          bool
 	Hosts         []ClusterHost
 	// ClockSpreadMinutes is the largest gap between host clocks.
@@ -116,6 +121,10 @@ const (
 	CVCustomManifestsSatisfied  = "custom-manifests-requirements-satisfied"
 	CVPlatformRequirementsSatis = "platform-requirements-satisfied"
 )
+
+// LoadBalancerUserManaged is the AgentClusterInstall spec.loadBalancer.type
+// of a load balancer the user runs (models.LoadBalancerTypeUserManaged).
+const LoadBalancerUserManaged = "UserManaged"
 
 // ValidNetworkTypes are the network types network-type-valid accepts.
 var ValidNetworkTypes = []string{"OpenShiftSDN", "OVNKubernetes", "Cilium", "Calico", "CiscoACI", "None"}
@@ -172,6 +181,8 @@ var ClusterValidations = []ClusterValidation{
 		switch {
 		case c.UMN:
 			return ok("The Cluster Machine CIDR is not required: User Managed Networking")
+		case c.UserManagedLB:
+			return ok("Calculating machine network CIDR is not enabled: User Managed Load Balancer")
 		case len(c.APIVIPs) == 0 && len(c.IngressVIPs) == 0:
 			return pending("The Machine Network CIDR, API virtual IPs, or Ingress virtual IPs are undefined.")
 		case !c.hasInventories():
@@ -189,7 +200,7 @@ var ClusterValidations = []ClusterValidation{
 			}
 		}
 		if len(problems) > 0 {
-			return fail(strings.Join(problems, ";"))
+			return fail(multiError(problems))
 		}
 		return ok("The Cluster Machine CIDR is equivalent to the calculated CIDR.")
 	}},
@@ -222,12 +233,18 @@ var ClusterValidations = []ClusterValidation{
 				candidates = append(candidates, h)
 			}
 		}
+		// Auto-assign hosts fill the masters, then, for two control-plane
+		// nodes, one arbiter; the rest count as workers
+		// (internal/cluster/validator.go SufficientMastersCount).
 		for _, h := range candidates {
-			if masters < c.ControlPlaneCount && h.MasterCandidate {
+			switch {
+			case masters < c.ControlPlaneCount && h.MasterCandidate:
 				masters++
-				continue
+			case c.ControlPlaneCount == 2 && arbiters == 0 && h.ArbiterCandidate:
+				arbiters++
+			default:
+				workers++
 			}
-			workers++
 		}
 		okCount := masters == c.ControlPlaneCount
 		if c.SNO {
@@ -289,13 +306,13 @@ var ClusterValidations = []ClusterValidation{
 	{ID: CVNetworkTypeValid, Category: CategoryNetwork, Group: GroupRequired, eval: func(c *ClusterInput) (ValidationStatus, string) {
 		t := c.NetworkType
 		if t != "" && !contains(ValidNetworkTypes, t) {
-			return fail("The network type is not valid; the valid network types are " + strings.Join(ValidNetworkTypes, ", "))
+			return fail("The network type is not valid; the valid network types are OpenShiftSDN, OVNKubernetes, Cilium, Calico, CiscoACI, or None")
 		}
 		if t == "OpenShiftSDN" && c.hasIPv6() {
 			return fail("The cluster is configured with IPv6 which is not supported by OpenShiftSDN; use OVNKubernetes instead")
 		}
-		if t == "OpenShiftSDN" && c.SNO {
-			return fail("High-availability mode 'None' (SNO) is not supported by OpenShiftSDN; use another network type instead")
+		if t == "OpenShiftSDN" && c.ControlPlaneCount == 1 {
+			return fail("Control Plane Count '1' (SNO) is not supported by OpenShiftSDN; use another network type instead")
 		}
 		return ok("The cluster has a valid network type")
 	}},
@@ -321,10 +338,13 @@ var ClusterValidations = []ClusterValidation{
 		return ok("Same address families for all networks.")
 	}},
 	{ID: CVCustomManifestsSatisfied, Category: CategoryNetwork, Group: GroupRequired, eval: func(c *ClusterInput) (ValidationStatus, string) {
-		if contains(thirdPartyCNIs, c.NetworkType) && !c.CustomManifests {
-			return fail(fmt.Sprintf("When using the %s network type, custom manifests are required. Add the custom manifests to continue.", c.NetworkType))
+		switch {
+		case !contains(thirdPartyCNIs, c.NetworkType):
+			return ok("No custom manifests are required")
+		case c.CustomManifests:
+			return ok("Custom manifests are uploaded")
 		}
-		return ok("No custom manifests are required")
+		return fail(fmt.Sprintf("Custom manifests are required for: %s network type. Please upload manifests via the custom manifests API.", c.NetworkType))
 	}},
 	{ID: CVPlatformRequirementsSatis, Category: CategoryConfiguration, Group: GroupInformational, eval: func(c *ClusterInput) (ValidationStatus, string) {
 		return ok("Platform requirements satisfied")
@@ -387,7 +407,11 @@ func (c *ClusterInput) vipProblem(name, vip, cidr string) string {
 		}
 		for _, a := range h.Inventory.Addresses() {
 			if a == addr {
-				return fmt.Sprintf("%s <%s> is already in use in cidr %s", name, vip, cidr)
+				msg := fmt.Sprintf("%s <%s> is already in use in cidr %s", name, vip, cidr)
+				if !machineNetworkBigEnough(prefix, len(c.Hosts)) {
+					msg += ". The machine network range is too small for the cluster. Please redefine the network."
+				}
+				return msg
 			}
 		}
 	}
@@ -395,6 +419,35 @@ func (c *ClusterInput) vipProblem(name, vip, cidr string) string {
 		return fmt.Sprintf("%s <%s> are not verified yet.", name, vip)
 	}
 	return ""
+}
+
+// machineNetworkBigEnough reports whether a machine network holds the
+// hosts, its network and broadcast addresses and two VIPs; a single host
+// needs two addresses (internal/network/cidr_validations.go
+// isMachineNetworkCidrBigEnough, MinSNOMachineMaskDelta).
+func machineNetworkBigEnough(p netip.Prefix, hosts int) bool {
+	free := p.Addr().BitLen() - p.Bits()
+	if hosts == 1 {
+		return free >= 1
+	}
+	if free >= 62 {
+		return true
+	}
+	return int64(1)<<free-int64(hosts)-4 >= 0
+}
+
+// multiError renders errors the way hashicorp/go-multierror does
+// (ListFormatFunc): "1 error occurred:\n\t* a\n\n", "2 errors
+// occurred:\n\t* a\n\t* b\n\n".
+func multiError(errs []string) string {
+	if len(errs) == 1 {
+		return "1 error occurred:\n\t* " + errs[0] + "\n\n"
+	}
+	points := make([]string, len(errs))
+	for i, e := range errs {
+		points[i] = "* " + e
+	}
+	return fmt.Sprintf("%d errors occurred:\n\t%s\n\n", len(errs), strings.Join(points, "\n\t"))
 }
 
 // calculatedCIDR is the network of a host interface that contains the VIP
@@ -421,18 +474,31 @@ func (c *ClusterInput) calculatedCIDR(vip string) string {
 	return ""
 }
 
+// pluginsUsingHostPrefix are the network plugins whose clusterNetwork
+// hostPrefix is checked; for the others the cluster network's size is
+// checked against a default prefix (internal/cluster/validator.go
+// skipNetworkHostPrefixCheck, DefaultIPV4HostPrefix, DefaultIPV6HostPrefix).
+var pluginsUsingHostPrefix = []string{"OVNKubernetes", "OpenShiftSDN"}
+
+const (
+	DefaultIPv4HostPrefix = 25
+	DefaultIPv6HostPrefix = 64
+)
+
 func (c *ClusterInput) hostPrefixProblem(n ClusterNetwork) string {
 	p, err := netip.ParsePrefix(n.CIDR)
 	if err != nil {
 		return err.Error()
 	}
-	if n.HostPrefix == 0 && !contains([]string{"OVNKubernetes", "OpenShiftSDN"}, c.NetworkType) && c.NetworkType != "" {
-		return ""
-	}
-	if n.HostPrefix < 1 {
+	bits := p.Addr().BitLen()
+	if !contains(pluginsUsingHostPrefix, c.NetworkType) {
+		n.HostPrefix = DefaultIPv4HostPrefix
+		if p.Addr().Is6() {
+			n.HostPrefix = DefaultIPv6HostPrefix
+		}
+	} else if n.HostPrefix < 1 {
 		return fmt.Sprintf("Invalid Cluster Network prefix: Host prefix, now %d, must be a positive integer.", n.HostPrefix)
 	}
-	bits := p.Addr().BitLen()
 	if n.HostPrefix > bits-7 {
 		return fmt.Sprintf("Host prefix, now %d, must be less than or equal to %d to allow at least 128 addresses", n.HostPrefix, bits-7)
 	}
@@ -468,12 +534,23 @@ func EvaluateCluster(c *ClusterInput) []Result {
 	for i := range ClusterValidations {
 		v := &ClusterValidations[i]
 		status, msg := v.eval(c)
-		r := Result{ID: v.ID, Status: status, Message: msg}
-		if r.Status != ValidationSuccess && !v.NotIgnorable && c.Ignored.has(v.ID) {
-			r.Status = ValidationSuccess
-		}
+		r := Result{ID: v.ID, Status: status, Message: msg, Ignored: !v.NotIgnorable && c.Ignored.has(v.ID)}
 		out = append(out, r)
 	}
+	// Each category's results are sorted by id; categories come in the
+	// order validationsInfo's JSON keys do (internal/cluster/
+	// refresh_status_preprocessor.go sortByValidationResultID).
+	category := make(map[string]Category, len(ClusterValidations))
+	for _, v := range ClusterValidations {
+		category[v.ID] = v.Category
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		ci, cj := category[out[i].ID], category[out[j].ID]
+		if ci != cj {
+			return ci < cj
+		}
+		return out[i].ID < out[j].ID
+	})
 	return out
 }
 

@@ -66,7 +66,13 @@ func TestClusterValidations(t *testing.T) {
 		{"calculated cidr differs", func(c *ClusterInput) {
 			c.MachineNetworks = []string{"192.0.3.0/24"}
 			c.APIVIPs = []string{"192.0.2.100"}
-		}, CVMachineCIDREqualsCalc, ValidationFailure, "The Cluster Machine CIDR 192.0.3.0/24 is different than the calculated CIDR 192.0.2.0/24."},
+		}, CVMachineCIDREqualsCalc, ValidationFailure, "1 error occurred:\n\t* The Cluster Machine CIDR 192.0.3.0/24 is different than the calculated CIDR 192.0.2.0/24.\n\n"},
+		{"calculated cidr differs twice", func(c *ClusterInput) {
+			c.MachineNetworks = []string{"192.0.3.0/24", "fd00::/64"}
+			c.APIVIPs = []string{"192.0.2.100", "198.51.100.7"}
+		}, CVMachineCIDREqualsCalc, ValidationFailure, "2 errors occurred:\n\t* The Cluster Machine CIDR 192.0.3.0/24 is different than the calculated CIDR 192.0.2.0/24.\n\t* No suitable matching CIDR found for VIP 198.51.100.7\n\n"},
+		{"calculated cidr user-managed load balancer", func(c *ClusterInput) { c.UserManagedLB = true }, CVMachineCIDREqualsCalc, ValidationSuccess,
+			"Calculating machine network CIDR is not enabled: User Managed Load Balancer"},
 		{"calculated cidr no VIPs", func(c *ClusterInput) { c.APIVIPs, c.IngressVIPs = nil, nil }, CVMachineCIDREqualsCalc, ValidationPending,
 			"The Machine Network CIDR, API virtual IPs, or Ingress virtual IPs are undefined."},
 		{"api vip valid", func(*ClusterInput) {}, CVAPIVIPsValid, ValidationSuccess, "api vips 192.0.2.100 belongs to the Machine CIDR and is not in use."},
@@ -76,6 +82,11 @@ func TestClusterValidations(t *testing.T) {
 			"api vips <192.0.2.255> is the broadcast address of machine-network-cidr <192.0.2.0/24>"},
 		{"api vip in use", func(c *ClusterInput) { c.APIVIPs = []string{"192.0.2.10"} }, CVAPIVIPsValid, ValidationFailure,
 			"api vips <192.0.2.10> is already in use in cidr 192.0.2.0/24"},
+		{"api vip in use, network too small", func(c *ClusterInput) {
+			c.MachineNetworks = []string{"192.0.2.8/30"}
+			c.APIVIPs = []string{"192.0.2.10"}
+		}, CVAPIVIPsValid, ValidationFailure,
+			"api vips <192.0.2.10> is already in use in cidr 192.0.2.8/30. The machine network range is too small for the cluster. Please redefine the network."},
 		{"api vip not verified", func(c *ClusterInput) { c.VIPsVerified = false }, CVAPIVIPsValid, ValidationFailure, "api vips <192.0.2.100> are not verified yet."},
 		{"ingress vip valid", func(*ClusterInput) {}, CVIngressVIPsValid, ValidationSuccess, "ingress vips 192.0.2.101 belongs to the Machine CIDR and is not in use."},
 		{"hosts not ready", func(c *ClusterInput) { c.Hosts[1].Status = HostInsufficient }, CVAllHostsReady, ValidationFailure, "The cluster has hosts that are not ready to install."},
@@ -86,6 +97,10 @@ func TestClusterValidations(t *testing.T) {
 			"The cluster has the exact amount of dedicated control plane nodes."},
 		{"two masters without arbiter", func(c *ClusterInput) { c.ControlPlaneCount, c.Hosts = 2, c.Hosts[:2] }, CVSufficientMastersCount, ValidationFailure,
 			"The cluster must have exactly 2 dedicated control plane nodes and at least 1 arbiter node or the control plane nodes must have fencing credentials. Add or remove hosts, or change their roles configurations to meet the requirement."},
+		{"two masters and an auto-assign arbiter candidate", func(c *ClusterInput) {
+			c.ControlPlaneCount = 2
+			c.Hosts[2].Role, c.Hosts[2].ArbiterCandidate = RoleAutoAssign, true
+		}, CVSufficientMastersCount, ValidationSuccess, "The cluster has the exact amount of dedicated control plane nodes."},
 		{"two masters and an arbiter", func(c *ClusterInput) { c.ControlPlaneCount, c.Hosts[2].Role = 2, RoleArbiter }, CVSufficientMastersCount, ValidationSuccess,
 			"The cluster has the exact amount of dedicated control plane nodes."},
 		{"SNO with a worker", func(c *ClusterInput) {
@@ -96,6 +111,13 @@ func TestClusterValidations(t *testing.T) {
 			"Invalid Cluster Network prefix: Host prefix, now 0, must be a positive integer."},
 		{"host prefix too long", func(c *ClusterInput) { c.ClusterNetworks[0].HostPrefix = 26 }, CVNetworkPrefixValid, ValidationFailure,
 			"Host prefix, now 26, must be less than or equal to 25 to allow at least 128 addresses"},
+		{"other plugin: default host prefix", func(c *ClusterInput) {
+			c.NetworkType, c.ClusterNetworks = "Calico", []ClusterNetwork{{CIDR: "10.128.0.0/24", HostPrefix: 0}}
+		}, CVNetworkPrefixValid, ValidationFailure,
+			"Cluster network CIDR prefix 24 does not contain enough addresses for 3 hosts each one with 25 prefix (128 addresses)"},
+		{"other plugin: host prefix not checked", func(c *ClusterInput) {
+			c.NetworkType, c.ClusterNetworks = "Calico", []ClusterNetwork{{CIDR: "10.128.0.0/14", HostPrefix: 0}}
+		}, CVNetworkPrefixValid, ValidationSuccess, "The Cluster Network prefix is valid."},
 		{"cluster network too small", func(c *ClusterInput) { c.ClusterNetworks = []ClusterNetwork{{CIDR: "10.128.0.0/23", HostPrefix: 24}} }, CVNetworkPrefixValid, ValidationFailure,
 			"Cluster network CIDR prefix 23 does not contain enough addresses for 3 hosts each one with 24 prefix (256 addresses)"},
 		{"overlap", func(c *ClusterInput) { c.ServiceNetworks = []string{"192.0.2.0/25"} }, CVNoCIDRsOverlapping, ValidationFailure,
@@ -105,12 +127,16 @@ func TestClusterValidations(t *testing.T) {
 			"Hosts' clocks are not synchronized (there's more than a 4 minutes gap between clocks), please configure an NTP server via DHCP or set clocks manually."},
 		{"SDN and IPv6", func(c *ClusterInput) { c.NetworkType, c.ServiceNetworks = "OpenShiftSDN", []string{"fd02::/112"} }, CVNetworkTypeValid, ValidationFailure,
 			"The cluster is configured with IPv6 which is not supported by OpenShiftSDN; use OVNKubernetes instead"},
-		{"SDN and SNO", func(c *ClusterInput) { c.NetworkType, c.SNO = "OpenShiftSDN", true }, CVNetworkTypeValid, ValidationFailure,
-			"High-availability mode 'None' (SNO) is not supported by OpenShiftSDN; use another network type instead"},
+		{"SDN and SNO", func(c *ClusterInput) { c.NetworkType, c.SNO, c.ControlPlaneCount = "OpenShiftSDN", true, 1 }, CVNetworkTypeValid, ValidationFailure,
+			"Control Plane Count '1' (SNO) is not supported by OpenShiftSDN; use another network type instead"},
+		{"unknown network type", func(c *ClusterInput) { c.NetworkType = "Flannel" }, CVNetworkTypeValid, ValidationFailure,
+			"The network type is not valid; the valid network types are OpenShiftSDN, OVNKubernetes, Cilium, Calico, CiscoACI, or None"},
 		{"families", func(c *ClusterInput) { c.ServiceNetworks = []string{"fd02::/112"} }, CVNetworksSameFamilies, ValidationFailure,
 			"Address families of networks (ServiceNetworks, ClusterNetworks) are not the same."},
 		{"third-party CNI", func(c *ClusterInput) { c.NetworkType = "Calico" }, CVCustomManifestsSatisfied, ValidationFailure,
-			"When using the Calico network type, custom manifests are required. Add the custom manifests to continue."},
+			"Custom manifests are required for: Calico network type. Please upload manifests via the custom manifests API."},
+		{"third-party CNI with manifests", func(c *ClusterInput) { c.NetworkType, c.CustomManifests = "Calico", true }, CVCustomManifestsSatisfied, ValidationSuccess,
+			"Custom manifests are uploaded"},
 		{"platform", func(*ClusterInput) {}, CVPlatformRequirementsSatis, ValidationSuccess, "Platform requirements satisfied"},
 	}
 	for _, c := range cases {
@@ -142,5 +168,35 @@ func TestClusterGates(t *testing.T) {
 	in.Ignored = ParseIgnored("all")
 	if _, r := ClusterGates(EvaluateCluster(in)); r {
 		t.Error("all-hosts-are-ready-to-install cannot be ignored")
+	}
+}
+
+// Results come sorted by id within each category, the categories in the
+// order validationsInfo's keys are (internal/cluster/
+// refresh_status_preprocessor.go sortByValidationResultID), and an ignored
+// validation keeps its failure while counting as passed.
+func TestClusterResultsOrderAndIgnored(t *testing.T) {
+	in := goodCluster()
+	in.PullSecretSet = false
+	in.APIVIPs = []string{"198.51.100.5"}
+	in.Ignored = ParseIgnored(CVAPIVIPsValid + "," + CVPullSecretSet)
+	rs := EvaluateCluster(in)
+	var prev Result
+	cat := map[string]Category{}
+	for _, v := range ClusterValidations {
+		cat[v.ID] = v.Category
+	}
+	for i, r := range rs {
+		if i > 0 && (cat[prev.ID] > cat[r.ID] || cat[prev.ID] == cat[r.ID] && prev.ID > r.ID) {
+			t.Errorf("%s (%s) before %s (%s)", prev.ID, cat[prev.ID], r.ID, cat[r.ID])
+		}
+		prev = r
+	}
+	vip := resultOf(t, rs, CVAPIVIPsValid)
+	if vip.Status != ValidationFailure || !vip.Passed() {
+		t.Errorf("ignored api-vips-valid: %s passed=%v", vip.Status, vip.Passed())
+	}
+	if ps := resultOf(t, rs, CVPullSecretSet); ps.Passed() {
+		t.Errorf("pull-secret-set cannot be ignored: %+v", ps)
 	}
 }

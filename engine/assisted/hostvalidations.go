@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"time"
 )
 
 // HostGate says which state-machine group a failing host validation blocks
@@ -44,6 +45,9 @@ type HostInput struct {
 	// Stages and Stage locate the host's installation progress.
 	Stages []Stage
 	Stage  Stage
+	// InstallDisk is the installation disk the Agent asks for (its
+	// installation_disk_id); empty leaves the choice to the service.
+	InstallDisk string
 	// DiskSpeed is the last measurement of the installation disk.
 	DiskSpeed DiskSpeed
 	// FailedImages are images the agent could not pull.
@@ -53,16 +57,23 @@ type HostInput struct {
 	NTPSynced       bool
 	// ClockAheadOfHost is service time minus host time.
 	ClockAheadOfHost float64 // minutes
-	// LatencyMs and PacketLossPct are the worst values measured towards
-	// hosts of the same role; HasConnectivity is false until reported.
+	// HasConnectivity is false until the host sent its connectivity
+	// report; Peers are the other hosts of the cluster as it measured
+	// them.
 	HasConnectivity bool
-	LatencyMs       float64
-	PacketLossPct   float64
-	// DNS says what the host resolves (§3.2 #26-28, #30).
-	DNSResolves      bool
-	WildcardResolves bool
-	MTUOK            bool
-	Ignored          Ignored
+	Peers           []Peer
+	// ServiceTime is the service's clock; HostClockAheadMin is how far
+	// the host's clock is ahead of it (negative: behind).
+	ServiceTime       time.Time
+	HostClockAheadMin float64
+	// DNSResolves is false when the cluster's names do not resolve;
+	// DNSSelf when they resolve to an address of this host; WildcardAddrs
+	// are the addresses a name under the cluster's domain that should not
+	// exist resolves to.
+	DNSResolves   bool
+	DNSSelf       bool
+	WildcardAddrs []string
+	Ignored       Ignored
 }
 
 // DiskSpeed is the state of the installation-disk speed check.
@@ -93,9 +104,18 @@ type ClusterFacts struct {
 	// an inventory (including this host).
 	Hostnames map[string]int
 	// MajorityGroups is false until the cluster monitor computed the
-	// connectivity majority groups; InMajority is this host's membership.
+	// connectivity majority groups (and the IP collisions with them);
+	// InMajority is this host's membership.
 	MajorityGroups bool
 	InMajority     bool
+	// Day2 is true for an AddHostsCluster; Imported for one registered as
+	// installed (V2ImportClusterInternal). ImportedAPIReached is true once
+	// a host of an imported cluster fetched its ignition from the API.
+	Day2               bool
+	Imported           bool
+	ImportedAPIReached bool
+	// UserManagedLB is true when the load balancer is user-managed.
+	UserManagedLB bool
 }
 
 // RealHostname is the requested hostname, else the inventory's.
@@ -182,6 +202,18 @@ const (
 	HVNoISCSINICInMachineNetwork = "no-iscsi-nic-belongs-to-machine-cidr"
 )
 
+// The clock gaps time-synced-between-host-and-service tolerates, in
+// minutes (internal/host/validator.go maxServiceAheadOfHostTimeDiff,
+// maxHostAheadOfServiceTimeDiff).
+const (
+	MaxServiceAheadOfHostMin = 20
+	MaxHostAheadOfServiceMin = 60
+)
+
+// VMwareManufacturer is the system vendor of a vSphere virtual machine
+// (internal/provider/vsphere/consts.go).
+const VMwareManufacturer = "VMware, Inc."
+
 // OpenStackProduct is the product name valid-platform-network-settings
 // refuses without user-managed networking.
 const OpenStackProduct = "OpenStack Compute"
@@ -215,9 +247,16 @@ var HostValidations = []HostValidation{
 		return ok("Valid inventory exists for the host")
 	}},
 	{ID: HVInventoryNotPartTruncated, Category: CategoryHardware, Gate: GateNone, eval: func(in *HostInput) (ValidationStatus, string) {
+		// The simulated inventories are never truncated.
+		if in.Inventory == nil {
+			return pending("Missing inventory")
+		}
 		return ok("Inventory is not truncated")
 	}},
 	{ID: HVInventoryNotFullTruncated, Category: CategoryHardware, Gate: GateDiscovery, NotIgnorable: true, eval: func(in *HostInput) (ValidationStatus, string) {
+		if in.Inventory == nil {
+			return pending("Missing inventory")
+		}
 		return ok("Inventory is not truncated")
 	}},
 	{ID: HVHasMinCPUCores, Category: CategoryHardware, Gate: GateMinHW, eval: func(in *HostInput) (ValidationStatus, string) {
@@ -235,7 +274,11 @@ var HostValidations = []HostValidation{
 			return pending("Missing inventory")
 		}
 		_, needMiB := in.preflight()
-		if in.Inventory.MemoryBytes >= (needMiB-MemoryToleranceMiB)*MiB {
+		tolerance := int64(MemoryToleranceMiB)
+		if in.Inventory.MemoryFromMeminfo {
+			tolerance += needMiB / MeminfoToleranceDivisor
+		}
+		if in.Inventory.MemoryBytes >= (needMiB-tolerance)*MiB {
 			return ok("Sufficient minimum RAM")
 		}
 		return fail(fmt.Sprintf("The host is not eligible to participate in Openshift Cluster because the minimum required RAM for any role is %s, found only %s", IECBytes(needMiB*MiB), IECBytes(in.Inventory.MemoryBytes)))
@@ -258,7 +301,7 @@ var HostValidations = []HostValidation{
 			return skip()
 		case c.UMN:
 			return ok("No Machine Network CIDR needed: User Managed Networking")
-		case in.Day2:
+		case c.Day2:
 			return ok("No Machine Network CIDR needed: Day2 cluster")
 		case len(c.MachineNetworks) > 0:
 			return ok("Machine Network CIDR is defined")
@@ -303,17 +346,22 @@ var HostValidations = []HostValidation{
 		switch {
 		case c == nil:
 			return skip()
-		case c.UMN && !c.SNO:
+		case c.UMN && !c.SNO && (!in.Bootstrap || len(c.MachineNetworks) == 0):
+			// Only the bootstrap of a multi-node user-managed cluster
+			// with machine networks is checked.
 			return ok("No machine network CIDR validation needed: User Managed Networking")
-		case in.Day2:
+		case c.Day2:
 			return ok("No machine network CIDR validation needed: Day2 cluster")
 		case in.Inventory == nil || len(c.MachineNetworks) == 0:
 			return pending("Missing inventory or machine network CIDR")
-		}
-		if !inAllNetworks(in.Inventory, c.MachineNetworks) {
+		case !c.UserManagedLB && !inNetworks(in.Inventory, c.MachineNetworks, true):
 			return fail("Host does not belong to machine network CIDRs. Verify that the host belongs to every CIDR listed under machine networks")
+		case !c.UserManagedLB:
+			return ok("Host belongs to all machine network CIDRs")
+		case !inNetworks(in.Inventory, c.MachineNetworks, false):
+			return fail("Host does not belong to any machine network CIDR. Verify that the host belongs to at least one CIDR listed under machine networks")
 		}
-		return ok("Host belongs to all machine network CIDRs")
+		return ok("Host belongs to at least one machine network CIDR")
 	}},
 	{ID: HVHostnameValid, Category: CategoryHardware, Gate: GateSufficient, NotIgnorable: true, eval: func(in *HostInput) (ValidationStatus, string) {
 		if in.Inventory == nil {
@@ -357,8 +405,25 @@ var HostValidations = []HostValidation{
 		return ok("Host has connectivity to the majority of hosts in the cluster")
 	}},
 	{ID: HVMTUValid, Category: CategoryNetwork, Gate: GateNone, eval: func(in *HostInput) (ValidationStatus, string) {
-		if !in.MTUOK {
-			return fail("MTU is broken. Interface: " + firstInterface(in.Inventory) + ", remote IP address: unknown")
+		c := in.Cluster
+		switch {
+		case c == nil:
+			return suppressed, "Host is not bound to a cluster"
+		case in.Inventory == nil:
+			return pending("Missing host inventory")
+		case in.Day2:
+			return ok("Day2 host is not required to be connected to other hosts in the cluster")
+		case c.SNO:
+			return suppressed, "The validation is not applicable to SNO"
+		case !in.HasConnectivity:
+			return pending("Missing MTU report information")
+		}
+		// The simulated hosts each have one address, in the machine
+		// network: the machine-network and all-interfaces checks agree.
+		for _, p := range in.Peers {
+			if p.MTUBroken {
+				return fail(fmt.Sprintf("MTU is broken. Interface: %s, remote IP address: %s", firstInterface(in.Inventory), p.Address))
+			}
 		}
 		return ok("MTU is ok")
 	}},
@@ -384,21 +449,33 @@ var HostValidations = []HostValidation{
 		return fail("Host couldn't synchronize with any NTP server")
 	}},
 	{ID: HVTimeSynced, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
-		switch d := in.ClockAheadOfHost; {
-		case d > 20:
-			return fail("Host clock is not synchronized, service time is ahead of host's at least for 20.0 minutes, please configure an NTP server via DHCP or set clock manually.")
-		case d < -60:
-			return fail("Host clock is not synchronized, host time is ahead of service at least for 60.0 minutes, please configure an NTP server via DHCP or set clock manually.")
+		if in.Inventory == nil {
+			// The host's timestamp comes with its inventory.
+			return pending("Missing host time, can't determine synchronization between host and service")
+		}
+		// Service time prints as Go's time.Time String of the UTC clock.
+		now := in.ServiceTime.UTC()
+		switch d := -in.HostClockAheadMin; {
+		case d > MaxServiceAheadOfHostMin:
+			return fail(fmt.Sprintf("Host clock is not synchronized, service time is ahead of host's at least for %.1f minutes, please configure an NTP server via DHCP. Service time: %s", float64(MaxServiceAheadOfHostMin), now))
+		case d < -MaxHostAheadOfServiceMin:
+			return fail(fmt.Sprintf("Host clock is not synchronized, host time is ahead of service at least for %.1f minutes, please configure an NTP server via DHCP. Service time: %s", float64(MaxHostAheadOfServiceMin), now))
 		}
 		return ok("Host clock is synchronized with service")
 	}},
-	{ID: HVContainerImagesAvailable, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+	// Not in the sufficient-for-install list: a failed pull only fails
+	// the preparation (internal/host/statemachine.go).
+	{ID: HVContainerImagesAvailable, Category: CategoryNetwork, Gate: GateNone, eval: func(in *HostInput) (ValidationStatus, string) {
 		if len(in.FailedImages) > 0 {
 			return fail(fmt.Sprintf("Failed to fetch container images needed for installation from %s. This may be due to a network hiccup. Retry to install again. If this problem persists, check your network settings to make sure you’re not blocked.", joinComma(in.FailedImages)))
 		}
 		return ok("All required container images were either pulled successfully or no attempt was made to pull them")
 	}},
 	{ID: HVSufficientDiskSpeed, Category: CategoryHardware, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+		if _, ok := in.InstallationDisk(); !ok {
+			// No installation path: GetBootDevice fails.
+			return ValidationError, "Validation error"
+		}
 		switch {
 		case !in.DiskSpeed.Tested:
 			return ok("Speed of installation disk has not yet been measured")
@@ -410,28 +487,34 @@ var HostValidations = []HostValidation{
 	{ID: HVNetworkLatency, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
 		req := in.Requirements()
 		switch {
+		case in.Inventory == nil:
+			return pending("The inventory is not available yet.")
 		case in.Cluster == nil:
 			return skip()
 		case in.Cluster.HostCount == 1 || !req.HasNetwork || in.Role == RoleAutoAssign || in.Day2:
 			return ok("Network latency requirement has been satisfied.")
 		case !in.HasConnectivity:
 			return pending("Missing network latency information.")
-		case in.LatencyMs > req.LatencyMs:
-			return fail(fmt.Sprintf("Network latency requirements of %s %.2f ms not met for connectivity between %s and the other %s hosts (%.2f ms).", comparison(req.LatencyMs), req.LatencyMs, in.ID, in.Role, in.LatencyMs))
+		}
+		if peers, exceeded := exceedingPeers(in.Peers, in.Role, func(p Peer) float64 { return p.LatencyMs }, req.LatencyMs, " ms"); exceeded {
+			return fail(latencyFailure(in, req.LatencyMs, peers))
 		}
 		return ok("Network latency requirement has been satisfied.")
 	}},
 	{ID: HVPacketLoss, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
 		req := in.Requirements()
 		switch {
+		case in.Inventory == nil:
+			return pending("The inventory is not available yet.")
 		case in.Cluster == nil:
 			return skip()
 		case in.Cluster.HostCount == 1 || !req.HasNetwork || in.Role == RoleAutoAssign || in.Day2:
 			return ok("Packet loss requirement has been satisfied.")
 		case !in.HasConnectivity:
 			return pending("Missing packet loss information.")
-		case in.PacketLossPct > req.PacketLossPct:
-			return fail(fmt.Sprintf("Packet loss percentage requirement of %s %.2f%% not met for connectivity between %s and the other %s hosts (%.2f%%).", comparison(req.PacketLossPct), req.PacketLossPct, in.ID, in.Role, in.PacketLossPct))
+		}
+		if peers, exceeded := exceedingPeers(in.Peers, in.Role, func(p Peer) float64 { return p.PacketLossPct }, req.PacketLossPct, "%"); exceeded {
+			return fail(packetLossFailure(in, req.PacketLossPct, peers))
 		}
 		return ok("Packet loss requirement has been satisfied.")
 	}},
@@ -474,8 +557,8 @@ var HostValidations = []HostValidation{
 			return ok("DNS wildcard check is not required for day2")
 		case in.Inventory == nil:
 			return pending("DNS wildcard check cannot be performed yet because the host has not yet performed DNS resolution")
-		case in.WildcardResolves:
-			return fail(fmt.Sprintf("DNS wildcard configuration was detected for domain *.%s.%s The installation will not be able to complete while the entry exists. Please remove it to proceed.", c.Name, c.BaseDomain))
+		case len(in.WildcardAddrs) > 0:
+			return fail(fmt.Sprintf("DNS wildcard configuration was detected for domain *.%s.%s - the installation will not be able to complete while this record exists. Please remove it to proceed. The domain resolves to %s", c.Name, c.BaseDomain, strings.Join(in.WildcardAddrs, ", ")))
 		}
 		return ok("DNS wildcard check was successful")
 	}},
@@ -493,12 +576,15 @@ var HostValidations = []HostValidation{
 		return ok("Host subnets are not overlapping")
 	}},
 	{ID: HVVSphereDiskUUID, Category: CategoryHardware, Gate: GateNone, eval: func(in *HostInput) (ValidationStatus, string) {
-		if in.Inventory == nil {
-			return pending("Validation pending - no inventory")
+		switch {
+		case in.Cluster == nil:
+			return suppressed, "no cluster"
+		case in.Inventory == nil || in.Inventory.Vendor != VMwareManufacturer:
+			// Only a VMware host is a vSphere host
+			// (internal/provider/vsphere/base.go IsHostSupported).
+			return skip()
 		}
-		if in.Cluster == nil {
-			return pending("Validation pending - no cluster")
-		}
+		// The simulated disks carry their UUID.
 		return ok("VSphere disk.EnableUUID is enabled for this virtual machine")
 	}},
 	{ID: HVCompatibleAgent, Category: CategoryHardware, Gate: GateSufficient, SkippedOnceStaged: true, eval: func(in *HostInput) (ValidationStatus, string) {
@@ -514,9 +600,17 @@ var HostValidations = []HostValidation{
 		return ok("All disks that have skipped formatting are present in the host inventory")
 	}},
 	{ID: HVNoIPCollisions, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
-		if in.Cluster == nil || in.Inventory == nil {
+		switch c := in.Cluster; {
+		case c == nil:
+			return ok("Cluster has not yet been defined, skipping validation.")
+		case in.Inventory == nil:
+			return ok("Host inventory has not yet been defined, skipping validation.")
+		case c.Day2:
+			return ok(fmt.Sprintf("Skipping validation for day 2 host %s", in.ID))
+		case !c.MajorityGroups:
 			return ok("IP collisions have not yet been evaluated")
 		}
+		// Each simulated host gets addresses of its own: no collisions.
 		return ok(fmt.Sprintf("No IP collisions were detected by host %s", in.ID))
 	}},
 	{ID: HVNoISCSINICInMachineNetwork, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
@@ -524,6 +618,11 @@ var HostValidations = []HostValidation{
 		// never iSCSI.
 		return skip()
 	}},
+}
+
+// InstallationDisk is the disk the host installs on, if any.
+func (in *HostInput) InstallationDisk() (Disk, bool) {
+	return InstallationDisk(in.EligibleDisks(), in.InstallDisk)
 }
 
 // EligibleDisks returns the disks that can hold the installation.
@@ -573,24 +672,44 @@ func (in *HostInput) preflight() (int, int64) {
 	return PreflightMinimum(in.Cluster.SNO, in.Cluster.Version)
 }
 
-// dns evaluates the three DNS validations. Only user-managed multi-node
-// clusters (and day-2 hosts of clusters without managed networking) need
-// the records; a single-node cluster uses the service's dnsmasq
-// configuration (§3.2 #26).
+// dns evaluates the api, api-int and apps DNS validations
+// (internal/host/validator.go isDomainNameResolvedCorrectly,
+// shouldValidateDNSResolution, checkDomainNameResolution). Clusters with
+// managed networking need no records; neither does a day-1 single-node
+// cluster, which the service's dnsmasq configuration serves
+// (ENABLE_SINGLE_NODE_DNSMASQ is on in the operator). An imported cluster
+// waits until a host fetched the ignition that tells whether it has
+// managed networking; the simulated ignition says it does.
 func (in *HostInput) dns(prefix, target string) (ValidationStatus, string) {
 	c := in.Cluster
 	if c == nil {
 		return skip()
 	}
 	domain := prefix + "." + c.Name + "." + c.BaseDomain
-	needed := c.UMN && !c.SNO
-	if !needed || in.DNSResolves {
-		return ok(fmt.Sprintf("Domain name resolution for the %s domain was successful or not required", domain))
+	if c.BaseDomain == "" {
+		domain = target
 	}
-	if in.Inventory == nil {
+	notRequired := fmt.Sprintf("Domain name resolution for the %s domain was successful or not required", domain)
+	switch {
+	case c.Imported && !c.ImportedAPIReached:
 		return pending(fmt.Sprintf("DNS validation for the %s domain cannot be completed at the moment. This could be due to other validations", domain))
+	case c.Imported || !c.UMN:
+		return ok(notRequired)
+	case !c.Day2 && c.SNO:
+		return ok(notRequired)
+	case c.BaseDomain == "":
+		return ValidationError, fmt.Sprintf("DNS validation for the %s domain cannot be completed because the cluster does not have base_dns_domain set. Please update the cluster with the correct base_dns_domain", target)
+	case in.Inventory == nil:
+		// No domain resolution reported yet: its JSON does not parse.
+		return ValidationError, "Error while evaluating DNS resolution on this host"
+	case !in.DNSResolves:
+		return fail(fmt.Sprintf("Couldn't resolve domain name %s on the host. To continue installation, create the necessary DNS entries to resolve this domain name to your cluster's %s IP address", domain, target))
+	case in.DNSSelf:
+		if addrs := in.Inventory.Addresses(); len(addrs) > 0 {
+			return fail(fmt.Sprintf("Domain %s must not point at %s as it is the API address of this host. This domain must instead point at the IP address of a load balancer when using user managed networking in a multi control-plane node cluster", domain, addrs[0]))
+		}
 	}
-	return fail(fmt.Sprintf("Couldn't resolve domain name %s on the host. To continue installation, create the necessary DNS entries to resolve this domain name to your cluster's %s IP address", domain, target))
+	return ok(notRequired)
 }
 
 var hostValidationByID = func() map[string]*HostValidation {
@@ -616,9 +735,7 @@ func EvaluateHost(in *HostInput) []Result {
 		if status == suppressed {
 			r.Status, r.Suppressed = ValidationSuccess, true
 		}
-		if r.Status != ValidationSuccess && !v.NotIgnorable && in.Ignored.has(v.ID) {
-			r.Status = ValidationSuccess
-		}
+		r.Ignored = !v.NotIgnorable && in.Ignored.has(v.ID)
 		out = append(out, r)
 	}
 	return out
@@ -683,13 +800,6 @@ func PoolReady(rs []Result) bool {
 	return true
 }
 
-func comparison(v float64) string {
-	if v > 0 {
-		return "less than or equals"
-	}
-	return "equals"
-}
-
 func joinComma(s []string) string {
 	out := ""
 	for i, x := range s {
@@ -708,27 +818,28 @@ func firstInterface(inv *Inventory) string {
 	return inv.Interfaces[0].Name
 }
 
-// inAllNetworks reports whether the inventory has an address in each of
-// the CIDRs.
-func inAllNetworks(inv *Inventory, cidrs []string) bool {
+// inNetworks reports whether the inventory has an address in each of the
+// CIDRs (all) or in at least one of them (internal/network
+// IsHostInAllMachineNetworksCidr, IsHostInAtLeastOneMachineNetworkCidr).
+func inNetworks(inv *Inventory, cidrs []string, all bool) bool {
 	addrs := inv.Addresses()
 	for _, c := range cidrs {
 		p, err := netip.ParsePrefix(c)
-		if err != nil {
-			return false
-		}
 		found := false
 		for _, a := range addrs {
-			if p.Contains(a) {
+			if err == nil && p.Contains(a) {
 				found = true
 				break
 			}
 		}
-		if !found {
+		if found && !all {
+			return true
+		}
+		if !found && all {
 			return false
 		}
 	}
-	return true
+	return all
 }
 
 // overlappingSubnets returns a description of the first two interfaces

@@ -1,8 +1,9 @@
 package assisted
 
 import (
-	"strings"
+	"slices"
 	"testing"
+	"time"
 )
 
 const gib = 1 << 30
@@ -23,8 +24,12 @@ func goodHost() *HostInput {
 			Hostnames:      map[string]int{"m0.c1.example.com": 1},
 			MajorityGroups: true, InMajority: true,
 		},
-		Role: RoleMaster, CheckedIn: true, NTPSynced: true, DNSResolves: true, MTUOK: true,
-		HasConnectivity: true, LatencyMs: 1,
+		Role: RoleMaster, CheckedIn: true, NTPSynced: true, DNSResolves: true,
+		HasConnectivity: true, ServiceTime: time.Date(2026, 11, 25, 1, 2, 3, 0, time.UTC),
+		Peers: []Peer{
+			{Hostname: "m1.c1.example.com", Role: RoleMaster, Address: "192.0.2.11", LatencyMs: 1},
+			{Hostname: "m2.c1.example.com", Role: RoleMaster, Address: "192.0.2.12", LatencyMs: 1},
+		},
 	}
 }
 
@@ -81,6 +86,11 @@ func TestHostValidations(t *testing.T) {
 		{"min memory", func(h *HostInput) { h.Inventory.MemoryBytes = 4 * gib }, HVHasMinMemory, ValidationFailure,
 			"The host is not eligible to participate in Openshift Cluster because the minimum required RAM for any role is 8.00 GiB, found only 4.00 GiB", false},
 		{"min memory within tolerance", func(h *HostInput) { h.Inventory.MemoryBytes = (8192 - 100) * MiB }, HVHasMinMemory, ValidationSuccess, "Sufficient minimum RAM", false},
+		{"min memory past tolerance", func(h *HostInput) { h.Inventory.MemoryBytes = (8192 - 101) * MiB }, HVHasMinMemory, ValidationFailure,
+			"The host is not eligible to participate in Openshift Cluster because the minimum required RAM for any role is 8.00 GiB, found only 7.90 GiB", false},
+		{"min memory from meminfo within 2 %", func(h *HostInput) {
+			h.Inventory.MemoryBytes, h.Inventory.MemoryFromMeminfo = (8192-100-163)*MiB, true
+		}, HVHasMinMemory, ValidationSuccess, "Sufficient minimum RAM", false},
 		{"disk too small for master", func(h *HostInput) { h.Inventory.Disks[0].SizeBytes = 64425e6 }, HVHasMinValidDisks, ValidationFailure,
 			"No eligible disks were found, please check specific disks to see why they are not eligible", false},
 		{"no disks", func(h *HostInput) { h.Inventory.Disks = nil }, HVHasMinValidDisks, ValidationError, "Failed to detected disks", false},
@@ -88,7 +98,7 @@ func TestHostValidations(t *testing.T) {
 		{"machine cidr undefined", func(h *HostInput) { h.Cluster.MachineNetworks = nil }, HVMachineCIDRDefined, ValidationFailure,
 			"Machine Network CIDR is undefined; the Machine Network CIDR can be defined by setting either the API or Ingress virtual IPs", false},
 		{"machine cidr user-managed", func(h *HostInput) { h.Cluster.UMN = true }, HVMachineCIDRDefined, ValidationSuccess, "No Machine Network CIDR needed: User Managed Networking", false},
-		{"machine cidr day 2", func(h *HostInput) { h.Day2 = true }, HVMachineCIDRDefined, ValidationSuccess, "No Machine Network CIDR needed: Day2 cluster", false},
+		{"machine cidr day 2", func(h *HostInput) { h.Day2, h.Cluster.Day2 = true, true }, HVMachineCIDRDefined, ValidationSuccess, "No Machine Network CIDR needed: Day2 cluster", false},
 		{"machine cidr pool host", func(h *HostInput) { h.Cluster = nil }, HVMachineCIDRDefined, ValidationSuccess, "", true},
 		{"machine cidr defined", func(*HostInput) {}, HVMachineCIDRDefined, ValidationSuccess, "Machine Network CIDR is defined", false},
 		{"cores for master", func(h *HostInput) { h.Inventory.CPUCores = 3 }, HVHasCPUCoresForRole, ValidationFailure, "Require at least 4 CPU cores for master role, found only 3", false},
@@ -107,6 +117,20 @@ func TestHostValidations(t *testing.T) {
 			"Host does not belong to machine network CIDRs. Verify that the host belongs to every CIDR listed under machine networks", false},
 		{"inside machine network", func(*HostInput) {}, HVBelongsToMachineCIDR, ValidationSuccess, "Host belongs to all machine network CIDRs", false},
 		{"machine network user-managed", func(h *HostInput) { h.Cluster.UMN = true }, HVBelongsToMachineCIDR, ValidationSuccess, "No machine network CIDR validation needed: User Managed Networking", false},
+		{"machine network user-managed bootstrap", func(h *HostInput) {
+			h.Cluster.UMN, h.Bootstrap = true, true
+			h.Inventory.Interfaces[0].IPv4 = []string{"198.51.100.5/24"}
+		}, HVBelongsToMachineCIDR, ValidationFailure,
+			"Host does not belong to machine network CIDRs. Verify that the host belongs to every CIDR listed under machine networks", false},
+		{"machine network user-managed load balancer", func(h *HostInput) {
+			h.Cluster.UserManagedLB = true
+			h.Cluster.MachineNetworks = append(h.Cluster.MachineNetworks, "198.51.100.0/24")
+		}, HVBelongsToMachineCIDR, ValidationSuccess, "Host belongs to at least one machine network CIDR", false},
+		{"machine network user-managed load balancer outside", func(h *HostInput) {
+			h.Cluster.UserManagedLB = true
+			h.Inventory.Interfaces[0].IPv4 = []string{"198.51.100.5/24"}
+		}, HVBelongsToMachineCIDR, ValidationFailure,
+			"Host does not belong to any machine network CIDR. Verify that the host belongs to at least one CIDR listed under machine networks", false},
 		{"forbidden hostname", func(h *HostInput) { h.RequestedHostname = "localhost" }, HVHostnameValid, ValidationFailure, "The host name localhost is forbidden", false},
 		{"hostname pattern", func(h *HostInput) { h.RequestedHostname = "Node_1" }, HVHostnameValid, ValidationFailure,
 			"Hostname Node_1 is forbidden, hostname should match pattern " + HostnamePattern, false},
@@ -123,26 +147,45 @@ func TestHostValidations(t *testing.T) {
 		{"not in majority", func(h *HostInput) { h.Cluster.InMajority = false }, HVBelongsToMajorityGroup, ValidationFailure, "No connectivity to the majority of hosts in the cluster", false},
 		{"not enough hosts", func(h *HostInput) { h.Cluster.InMajority, h.Cluster.HostCount = false, 2 }, HVBelongsToMajorityGroup, ValidationPending, "Not enough hosts in cluster to calculate connectivity groups", false},
 		{"majority SNO", func(h *HostInput) { h.Cluster.SNO, h.Cluster.MajorityGroups = true, false }, HVBelongsToMajorityGroup, ValidationSuccess, "Host has connectivity to the majority of hosts in the cluster", false},
-		{"mtu broken", func(h *HostInput) { h.MTUOK = false }, HVMTUValid, ValidationFailure, "MTU is broken. Interface: ens1f0, remote IP address: unknown", false},
+		{"mtu broken", func(h *HostInput) { h.Peers[1].MTUBroken = true }, HVMTUValid, ValidationFailure, "MTU is broken. Interface: ens1f0, remote IP address: 192.0.2.12", false},
+		{"mtu no report", func(h *HostInput) { h.HasConnectivity = false }, HVMTUValid, ValidationPending, "Missing MTU report information", false},
+		{"mtu no inventory", func(h *HostInput) { h.Inventory = nil }, HVMTUValid, ValidationPending, "Missing host inventory", false},
+		{"mtu SNO", func(h *HostInput) { h.Cluster.SNO = true }, HVMTUValid, ValidationSuccess, "", true},
+		{"mtu pool host", func(h *HostInput) { h.Cluster = nil }, HVMTUValid, ValidationSuccess, "", true},
+		{"mtu day 2", func(h *HostInput) { h.Day2 = true }, HVMTUValid, ValidationSuccess, "Day2 host is not required to be connected to other hosts in the cluster", false},
 		{"openstack without UMN", func(h *HostInput) { h.Inventory.Product = OpenStackProduct }, HVValidPlatformNetwork, ValidationFailure,
 			"Platform OpenStack Compute is allowed only for Single Node OpenShift or user-managed networking", false},
 		{"openstack with UMN", func(h *HostInput) { h.Inventory.Product = OpenStackProduct; h.Cluster.UMN = true }, HVValidPlatformNetwork, ValidationSuccess, "Platform OpenStack Compute is allowed", false},
 		{"ntp unsynced", func(h *HostInput) { h.NTPSynced = false }, HVNTPSynced, ValidationFailure, "Host couldn't synchronize with any NTP server", false},
-		{"clock behind", func(h *HostInput) { h.ClockAheadOfHost = 30 }, HVTimeSynced, ValidationFailure,
-			"Host clock is not synchronized, service time is ahead of host's at least for 20.0 minutes, please configure an NTP server via DHCP or set clock manually.", false},
+		{"clock behind", func(h *HostInput) { h.HostClockAheadMin = -30 }, HVTimeSynced, ValidationFailure,
+			"Host clock is not synchronized, service time is ahead of host's at least for 20.0 minutes, please configure an NTP server via DHCP. Service time: 2026-11-25 01:02:03 +0000 UTC", false},
+		{"clock ahead", func(h *HostInput) { h.HostClockAheadMin = 61 }, HVTimeSynced, ValidationFailure,
+			"Host clock is not synchronized, host time is ahead of service at least for 60.0 minutes, please configure an NTP server via DHCP. Service time: 2026-11-25 01:02:03 +0000 UTC", false},
+		{"clock unknown", func(h *HostInput) { h.Inventory = nil }, HVTimeSynced, ValidationPending, "Missing host time, can't determine synchronization between host and service", false},
 		{"images failed", func(h *HostInput) { h.FailedImages = []string{"quay.io/a", "quay.io/b"} }, HVContainerImagesAvailable, ValidationFailure,
 			"Failed to fetch container images needed for installation from quay.io/a,quay.io/b. This may be due to a network hiccup. Retry to install again. If this problem persists, check your network settings to make sure you’re not blocked.", false},
 		{"disk speed unmeasured", func(*HostInput) {}, HVSufficientDiskSpeed, ValidationSuccess, "Speed of installation disk has not yet been measured", false},
 		{"disk speed sufficient", func(h *HostInput) { h.DiskSpeed = DiskSpeed{Tested: true, OK: true} }, HVSufficientDiskSpeed, ValidationSuccess, "Speed of installation disk is sufficient", false},
 		{"disk speed failed", func(h *HostInput) { h.DiskSpeed = DiskSpeed{Tested: true} }, HVSufficientDiskSpeed, ValidationFailure,
 			"While preparing the previous installation the installation disk speed measurement failed or was found to be insufficient", false},
-		{"latency", func(h *HostInput) { h.LatencyMs = 150 }, HVNetworkLatency, ValidationFailure,
-			"Network latency requirements of less than or equals 100.00 ms not met for connectivity between host-1 and the other master hosts (150.00 ms).", false},
-		{"latency worker threshold", func(h *HostInput) { h.Role, h.LatencyMs = RoleWorker, 150 }, HVNetworkLatency, ValidationSuccess, "Network latency requirement has been satisfied.", false},
+		{"latency", func(h *HostInput) { h.Peers[0].LatencyMs = 150 }, HVNetworkLatency, ValidationFailure,
+			`A total network latency above the tolerated threshold of 100.00 ms was encountered when performing network latency tests between host host-1 and m1.c1.example.com (150.00 ms)\n` +
+				"Actions:\n1: Please try the following commands on the host m0.c1.example.com and examine averages to investigate the latency issue further\n\n" +
+				"2: Please try the following commands on the host m0.c1.example.com to investigate the packet loss further\n\nping -c 10 -W 3 -q -I ens1f0 192.0.2.10/24\n", false},
+		{"latency worker threshold", func(h *HostInput) {
+			h.Role = RoleWorker
+			for i := range h.Peers {
+				h.Peers[i].Role, h.Peers[i].LatencyMs = RoleWorker, 150
+			}
+		}, HVNetworkLatency, ValidationSuccess, "Network latency requirement has been satisfied.", false},
+		{"latency other role", func(h *HostInput) { h.Peers[0].Role, h.Peers[0].LatencyMs = RoleWorker, 1500 }, HVNetworkLatency, ValidationSuccess, "Network latency requirement has been satisfied.", false},
+		{"latency no inventory", func(h *HostInput) { h.Inventory = nil }, HVNetworkLatency, ValidationPending, "The inventory is not available yet.", false},
 		{"latency unknown", func(h *HostInput) { h.HasConnectivity = false }, HVNetworkLatency, ValidationPending, "Missing network latency information.", false},
-		{"packet loss master", func(h *HostInput) { h.PacketLossPct = 1 }, HVPacketLoss, ValidationFailure,
-			"Packet loss percentage requirement of equals 0.00% not met for connectivity between host-1 and the other master hosts (1.00%).", false},
-		{"packet loss single host", func(h *HostInput) { h.PacketLossPct, h.Cluster.HostCount = 50, 1 }, HVPacketLoss, ValidationSuccess, "Packet loss requirement has been satisfied.", false},
+		{"packet loss master", func(h *HostInput) { h.Peers[0].PacketLossPct, h.Peers[1].PacketLossPct = 1, 2 }, HVPacketLoss, ValidationFailure,
+			`A total packet loss above the tolerated threshold of 0.00% was encountered when performing connectivity validation between host host-1 and m1.c1.example.com (1.00%), m2.c1.example.com (2.00%)\n` +
+				"Actions:\n1: Check if there are multiple devices on the same L2 network, if so then use the built-in nmstate-based advanced networking configuration to create a bond or disable all but one of the interfaces.\n" +
+				"2: Please try the following commands on the host m0.c1.example.com to investigate the packet loss further\n\nping -c 10 -W 3 -q -I ens1f0 192.0.2.10/24\n", false},
+		{"packet loss single host", func(h *HostInput) { h.Peers[0].PacketLossPct, h.Cluster.HostCount = 50, 1 }, HVPacketLoss, ValidationSuccess, "Packet loss requirement has been satisfied.", false},
 		{"no default route", func(h *HostInput) { h.Inventory.DefaultRoute = false }, HVHasDefaultRoute, ValidationFailure, "Host has not yet been configured with a default route.", false},
 		{"default route", func(*HostInput) {}, HVHasDefaultRoute, ValidationSuccess, "Host has been configured with at least one default route.", false},
 		{"api dns not needed", func(*HostInput) {}, HVAPIDomainResolved, ValidationSuccess, "Domain name resolution for the api.c1.example.com domain was successful or not required", false},
@@ -153,8 +196,19 @@ func TestHostValidations(t *testing.T) {
 		{"apps dns missing", func(h *HostInput) { h.Cluster.UMN, h.DNSResolves = true, false }, HVAppsDomainResolved, ValidationFailure,
 			"Couldn't resolve domain name *.apps.c1.example.com on the host. To continue installation, create the necessary DNS entries to resolve this domain name to your cluster's application ingress IP address", false},
 		{"platform", func(*HostInput) {}, HVCompatibleWithPlatform, ValidationSuccess, "Host is compatible with cluster platform baremetal", false},
-		{"wildcard", func(h *HostInput) { h.WildcardResolves = true }, HVDNSWildcardNotConfigured, ValidationFailure,
-			"DNS wildcard configuration was detected for domain *.c1.example.com The installation will not be able to complete while the entry exists. Please remove it to proceed.", false},
+		{"wildcard", func(h *HostInput) { h.WildcardAddrs = []string{"203.0.113.10"} }, HVDNSWildcardNotConfigured, ValidationFailure,
+			"DNS wildcard configuration was detected for domain *.c1.example.com - the installation will not be able to complete while this record exists. Please remove it to proceed. The domain resolves to 203.0.113.10", false},
+		{"api dns points at the host", func(h *HostInput) { h.Cluster.UMN, h.DNSSelf = true, true }, HVAPIDomainResolved, ValidationFailure,
+			"Domain api.c1.example.com must not point at 192.0.2.10 as it is the API address of this host. This domain must instead point at the IP address of a load balancer when using user managed networking in a multi control-plane node cluster", false},
+		{"api dns without base domain", func(h *HostInput) { h.Cluster.UMN, h.Cluster.BaseDomain = true, "" }, HVAPIDomainResolved, ValidationError,
+			"DNS validation for the API load balancer domain cannot be completed because the cluster does not have base_dns_domain set. Please update the cluster with the correct base_dns_domain", false},
+		{"api dns not yet resolved", func(h *HostInput) { h.Cluster.UMN, h.Inventory = true, nil }, HVAPIDomainResolved, ValidationError, "Error while evaluating DNS resolution on this host", false},
+		{"api dns day-2 single node", func(h *HostInput) {
+			h.Cluster.UMN, h.Cluster.SNO, h.Cluster.Day2, h.DNSResolves = true, true, true, false
+		}, HVAPIDomainResolved, ValidationFailure,
+			"Couldn't resolve domain name api.c1.example.com on the host. To continue installation, create the necessary DNS entries to resolve this domain name to your cluster's API load balancer IP address", false},
+		{"api dns imported before the API answered", func(h *HostInput) { h.Cluster.Imported, h.Cluster.Day2 = true, true }, HVAPIDomainResolved, ValidationPending,
+			"DNS validation for the api.c1.example.com domain cannot be completed at the moment. This could be due to other validations", false},
 		{"no wildcard", func(*HostInput) {}, HVDNSWildcardNotConfigured, ValidationSuccess, "DNS wildcard check was successful", false},
 		{"overlapping subnets", func(h *HostInput) {
 			h.Inventory.Interfaces = append(h.Inventory.Interfaces, Interface{Name: "ens2f0", MAC: "0a:00:00:00:00:02", IPv4: []string{"192.0.2.11/24"}})
@@ -162,6 +216,15 @@ func TestHostValidations(t *testing.T) {
 		{"subnets", func(*HostInput) {}, HVNonOverlappingSubnets, ValidationSuccess, "Host subnets are not overlapping", false},
 		{"agent", func(*HostInput) {}, HVCompatibleAgent, ValidationSuccess, "Host agent is compatible with the service", false},
 		{"ip collisions", func(*HostInput) {}, HVNoIPCollisions, ValidationSuccess, "No IP collisions were detected by host host-1", false},
+		{"ip collisions not evaluated", func(h *HostInput) { h.Cluster.MajorityGroups = false }, HVNoIPCollisions, ValidationSuccess, "IP collisions have not yet been evaluated", false},
+		{"ip collisions pool host", func(h *HostInput) { h.Cluster = nil }, HVNoIPCollisions, ValidationSuccess, "Cluster has not yet been defined, skipping validation.", false},
+		{"ip collisions no inventory", func(h *HostInput) { h.Inventory = nil }, HVNoIPCollisions, ValidationSuccess, "Host inventory has not yet been defined, skipping validation.", false},
+		{"ip collisions day 2", func(h *HostInput) { h.Cluster.Day2 = true }, HVNoIPCollisions, ValidationSuccess, "Skipping validation for day 2 host host-1", false},
+		{"vsphere hidden on bare metal", func(*HostInput) {}, HVVSphereDiskUUID, ValidationSuccess, "", true},
+		{"vsphere on VMware", func(h *HostInput) { h.Inventory.Vendor = VMwareManufacturer }, HVVSphereDiskUUID, ValidationSuccess, "VSphere disk.EnableUUID is enabled for this virtual machine", false},
+		{"truncation pending", func(h *HostInput) { h.Inventory = nil }, HVInventoryNotPartTruncated, ValidationPending, "Missing inventory", false},
+		{"full truncation pending", func(h *HostInput) { h.Inventory = nil }, HVInventoryNotFullTruncated, ValidationPending, "Missing inventory", false},
+		{"disk speed without installation disk", func(h *HostInput) { h.Inventory.Disks[0].SizeBytes = 20e9 }, HVSufficientDiskSpeed, ValidationError, "Validation error", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -229,8 +292,27 @@ func TestDiskSizes(t *testing.T) {
 			t.Errorf("%d: %q", c.size, got)
 		}
 	}
-	if got := DiskNotEligible(200e9, DriveType("SDCard"), 100, "4.20", "x86_64"); len(got) != 1 || !strings.HasPrefix(got[0], "Drive type is SDCard, it must be one of HDD, SSD, Multipath, RAID, iSCSI, FC.") {
-		t.Errorf("%q", got)
+	for _, c := range []struct {
+		drive     DriveType
+		arch      string
+		eligible  bool
+		wantTypes string
+	}{
+		{"SDCard", "x86_64", false, "HDD, SSD, Multipath, RAID, iSCSI, FC"},
+		{DriveECKD, "x86_64", false, "HDD, SSD, Multipath, RAID, iSCSI, FC"},
+		{DriveECKD, "s390x", true, ""},
+		{DriveFBA, "s390x", true, ""},
+		{DriveFC, "aarch64", false, "HDD, SSD, Multipath, RAID, iSCSI"},
+		{"SDCard", "s390x", false, "HDD, SSD, Multipath, RAID, iSCSI, FC, ECKD (ESE), ECKD, FBA"},
+	} {
+		got := DiskNotEligible(200e9, c.drive, 100, "4.20", c.arch)
+		want := []string(nil)
+		if !c.eligible {
+			want = []string{"Drive type is " + string(c.drive) + ", it must be one of " + c.wantTypes + "."}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s on %s: %q, want %q", c.drive, c.arch, got, want)
+		}
 	}
 }
 
@@ -273,6 +355,8 @@ func TestEdgeWorker(t *testing.T) {
 		{"aarch64", EdgeWorkerProduct, ValidationSuccess},
 		{"x86_64", EdgeWorkerProduct, ValidationFailure},
 		{"aarch64", "PowerEdge R650", ValidationFailure},
+		{"aarch64", "bluefield soc", ValidationSuccess},
+		{"arm64", EdgeWorkerProduct, ValidationFailure},
 	} {
 		h := goodHost()
 		h.Role = RoleWorker

@@ -8,17 +8,20 @@ import (
 // Inventory is what a host's agent reports of its hardware: the fields the
 // validations read (models.Inventory, reduced).
 type Inventory struct {
-	Hostname     string      `json:"hostname"`
-	CPUCores     int         `json:"cpuCores"`
-	Arch         string      `json:"arch"`
-	MemoryBytes  int64       `json:"memoryBytes"`
-	Disks        []Disk      `json:"disks,omitempty"`
-	Interfaces   []Interface `json:"interfaces,omitempty"`
-	Vendor       string      `json:"vendor,omitempty"`
-	Product      string      `json:"product,omitempty"`
-	Serial       string      `json:"serial,omitempty"`
-	Virtual      bool        `json:"virtual,omitempty"`
-	DefaultRoute bool        `json:"defaultRoute"`
+	Hostname    string `json:"hostname"`
+	CPUCores    int    `json:"cpuCores"`
+	Arch        string `json:"arch"`
+	MemoryBytes int64  `json:"memoryBytes"`
+	// MemoryFromMeminfo is true when the agent took the memory size from
+	// /proc/meminfo (physical_bytes_method "meminfo").
+	MemoryFromMeminfo bool        `json:"memoryFromMeminfo,omitempty"`
+	Disks             []Disk      `json:"disks,omitempty"`
+	Interfaces        []Interface `json:"interfaces,omitempty"`
+	Vendor            string      `json:"vendor,omitempty"`
+	Product           string      `json:"product,omitempty"`
+	Serial            string      `json:"serial,omitempty"`
+	Virtual           bool        `json:"virtual,omitempty"`
+	DefaultRoute      bool        `json:"defaultRoute"`
 	// VirtEnabled is the vmx/svm CPU flag.
 	VirtEnabled bool `json:"virtEnabled,omitempty"`
 }

@@ -50,9 +50,13 @@ const (
 
 // BMH provisioning states (metal3 BareMetalHost status.provisioning.state).
 const (
-	BMHStateNone           = ""
-	BMHStateRegistering    = "registering"
-	BMHStateInspecting     = "inspecting"
+	BMHStateNone        = ""
+	BMHStateRegistering = "registering"
+	BMHStateInspecting  = "inspecting"
+	// BMHStatePreparing comes between registering or inspecting and
+	// available: the operator applies the firmware and RAID settings
+	// (baremetal-operator pkg/provisioner, state "preparing").
+	BMHStatePreparing      = "preparing"
 	BMHStateAvailable      = "available"
 	BMHStateProvisioning   = "provisioning"
 	BMHStateProvisioned    = "provisioned"

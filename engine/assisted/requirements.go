@@ -46,9 +46,12 @@ var (
 const EdgeWorkerProduct = "BlueField SoC"
 
 // IsEdgeWorker reports whether an inventory is an edge worker's: an
-// aarch64 (arm64) BlueField SoC.
+// aarch64 machine whose product name, lower-cased and without spaces, is
+// an edge-worker product's (internal/hardware/validator.go isEdgeWorker,
+// EDGE_WORKERS_PRODUCT_NAMES).
 func IsEdgeWorker(inv *Inventory) bool {
-	return inv != nil && inv.Product == EdgeWorkerProduct && (inv.Arch == "aarch64" || inv.Arch == "arm64")
+	norm := func(s string) string { return strings.ToLower(strings.ReplaceAll(s, " ", "")) }
+	return inv != nil && inv.Arch == "aarch64" && norm(inv.Product) == norm(EdgeWorkerProduct)
 }
 
 // SNOCoresFrom422 is the SNO core requirement from OpenShift 4.22 on (the
@@ -56,8 +59,14 @@ func IsEdgeWorker(inv *Inventory) bool {
 const SNOCoresFrom422 = 4
 
 // MemoryToleranceMiB is subtracted from a RAM requirement before comparing
-// (§3.1).
+// (internal/host/validator.go HostMemoryRequirementToleranceMiB).
 const MemoryToleranceMiB = 100
+
+// MeminfoToleranceDivisor: when the agent measured memory from
+// /proc/meminfo (usable, not physical memory), has-min-memory also
+// tolerates 1/50 (2 %) of the requirement (internal/host/validator.go
+// hasMinMemory).
+const MeminfoToleranceDivisor = 50
 
 // RoleRequirements returns the requirements of a host's effective role in
 // a cluster. An unresolved auto-assign role counts as worker; the master of
@@ -127,10 +136,15 @@ const (
 	DriveRAID      DriveType = "RAID"
 	DriveISCSI     DriveType = "iSCSI"
 	DriveFC        DriveType = "FC"
+	DriveECKDESE   DriveType = "ECKD (ESE)"
+	DriveECKD      DriveType = "ECKD"
+	DriveFBA       DriveType = "FBA"
 )
 
 // AllowedDriveTypes returns the installable drive types for a version and
-// CPU architecture (§3.1 disk eligibility), in the order messages list them.
+// CPU architecture, in the order messages list them: FC on x86_64 and
+// s390x, the DASD types on s390x only (internal/hardware/validator.go
+// getValidDeviceStorageTypes).
 func AllowedDriveTypes(version, arch string) []DriveType {
 	types := []DriveType{DriveHDD, DriveSSD, DriveMultipath}
 	if VersionAtLeast(version, 4, 14) {
@@ -139,7 +153,10 @@ func AllowedDriveTypes(version, arch string) []DriveType {
 	if VersionAtLeast(version, 4, 15) {
 		types = append(types, DriveISCSI)
 	}
-	if arch == "" || arch == "x86_64" || arch == "s390x" {
+	switch arch {
+	case "s390x":
+		types = append(types, DriveFC, DriveECKDESE, DriveECKD, DriveFBA)
+	case "x86_64":
 		types = append(types, DriveFC)
 	}
 	return types

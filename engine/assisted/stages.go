@@ -49,13 +49,12 @@ var (
 		StageWritingImageToDisk, StageCopyingRegistryData, StageRebooting, StageJoined, StageDone}
 )
 
-// StagesFor returns the stage list of a host (FindMatchingStages): masters
-// and arbiters share a list, the bootstrap has its own, the bootstrap of a
-// single-node cluster the SNO list, and day-2 hosts the worker list.
-func StagesFor(role Role, bootstrap, sno, day2 bool) []Stage {
+// StagesFor returns the stage list of a host: masters and arbiters share a
+// list, the bootstrap has its own, the bootstrap of a single-node cluster
+// the SNO list, workers theirs. A day-2 host follows its role too: a day-2
+// master gets the master list (internal/host/common.go FindMatchingStages).
+func StagesFor(role Role, bootstrap, sno bool) []Stage {
 	switch {
-	case day2:
-		return StagesWorker
 	case bootstrap && sno:
 		return StagesSNO
 	case bootstrap:

@@ -7,20 +7,19 @@ import (
 
 func TestStageLists(t *testing.T) {
 	cases := []struct {
-		name                 string
-		role                 Role
-		bootstrap, sno, day2 bool
-		want                 []Stage
+		name           string
+		role           Role
+		bootstrap, sno bool
+		want           []Stage
 	}{
-		{"bootstrap", RoleMaster, true, false, false, StagesBootstrap},
-		{"master", RoleMaster, false, false, false, StagesMaster},
-		{"arbiter", RoleArbiter, false, false, false, StagesMaster},
-		{"worker", RoleWorker, false, false, false, StagesWorker},
-		{"single node", RoleMaster, true, true, false, StagesSNO},
-		{"day 2", RoleMaster, false, false, true, StagesWorker},
+		{"bootstrap", RoleMaster, true, false, StagesBootstrap},
+		{"master, day-1 or day-2", RoleMaster, false, false, StagesMaster},
+		{"arbiter", RoleArbiter, false, false, StagesMaster},
+		{"worker", RoleWorker, false, false, StagesWorker},
+		{"single node", RoleMaster, true, true, StagesSNO},
 	}
 	for _, c := range cases {
-		if got := StagesFor(c.role, c.bootstrap, c.sno, c.day2); len(got) != len(c.want) || &got[0] != &c.want[0] {
+		if got := StagesFor(c.role, c.bootstrap, c.sno); len(got) != len(c.want) || &got[0] != &c.want[0] {
 			t.Errorf("%s: %v", c.name, got)
 		}
 	}

@@ -31,12 +31,17 @@ type Result struct {
 	Status     ValidationStatus `json:"status"`
 	Message    string           `json:"message"`
 	Suppressed bool             `json:"-"`
+	// Ignored is set when the cluster's annotation asks to skip the
+	// validation: it keeps its status and message in the output and only
+	// counts as passed (internal/host/refresh_status_preprocessor.go and
+	// internal/cluster/refresh_status_preprocessor.go preprocess).
+	Ignored bool `json:"-"`
 }
 
 // Passed reports whether the result counts as passed for the state
-// machines: only success (suppressed or not) does; pending blocks as
-// failure does.
-func (r Result) Passed() bool { return r.Status == ValidationSuccess }
+// machines: success (suppressed or not) and ignored results do; pending
+// blocks as failure does.
+func (r Result) Passed() bool { return r.Status == ValidationSuccess || r.Ignored }
 
 func ok(msg string) (ValidationStatus, string)      { return ValidationSuccess, msg }
 func fail(msg string) (ValidationStatus, string)    { return ValidationFailure, msg }

@@ -54,9 +54,13 @@ func (o *op) reconcileAgents() {
 				setStr(o, &h.SpecHostname, a.Hostname)
 			}
 		}
-		// The Agent controller pushes role, hostname and pool only while
-		// the host can still change (updateIfNeeded).
-		if h.Status.Unbound() || h.Status.In(assisted.HostDiscovering, assisted.HostKnown, assisted.HostDisconnected, assisted.HostInsufficient, assisted.HostPendingForInput, assisted.HostBinding) {
+		// The Agent controller pushes role, hostname, pool and installation
+		// disk only while the host can still change (updateIfNeeded), in one
+		// host update: a refused installation disk drops the role and
+		// hostname with it (bminventory V2UpdateHostInternal runs them in one
+		// transaction).
+		diskErr := o.installDiskError(h)
+		if diskErr == nil && hostUpdatable(h.Status) {
 			// An empty spec role leaves the role to the service (auto-assign,
 			// then what the installation assigns).
 			if h.SpecRole != "" && h.Role != h.SpecRole {
@@ -67,6 +71,9 @@ func (o *op) reconcileAgents() {
 			setStr(o, &h.MCP, h.SpecMCP)
 		}
 		sync := o.agentSyncError(h, spec)
+		if sync == nil && hostUpdatable(h.Status) {
+			sync = diskErr
+		}
 		if !syncEqual(h.Sync, sync) {
 			h.Sync = sync
 			o.changed = true
@@ -137,7 +144,11 @@ func (o *op) copyAnnotations(h *host, spec *bmhSpec) {
 		h.NodeLabels = nodeLabels
 		o.changed = true
 	}
-	if disk := installDisk(h.Inventory, spec.RootHints); disk != h.InstallDisk {
+	var eligible []assisted.Disk
+	if h.Inventory != nil {
+		eligible = o.hostInput(h).EligibleDisks()
+	}
+	if disk := installDisk(eligible, spec.RootHints); disk != h.InstallDisk {
 		h.InstallDisk = disk
 		o.changed = true
 	}
@@ -146,18 +157,20 @@ func (o *op) copyAnnotations(h *host, spec *bmhSpec) {
 	}
 }
 
-// installDisk is the installation disk BMAC picks from the root device
-// hints: the first matching disk, "/dev/not-found-by-hints" when none
-// matches; no hints leave the choice to the service.
-func installDisk(inv *assisted.Inventory, hints map[string]string) string {
-	if inv == nil || len(inv.Disks) == 0 {
+// installDisk is the installation disk BMAC asks for from the root device
+// hints: of the disks the service found eligible, the first that matches
+// every hint, a multipath disk first; "/dev/not-found-by-hints" when none
+// does; no hints leave the choice to the service
+// (internal/controller/controllers/bmh_agent_controller.go
+// findInstallationDiskID, getDiskID; internal/host/hostutil/host_utils.go
+// GetAcceptableDisksWithHints).
+func installDisk(eligible []assisted.Disk, hints map[string]string) string {
+	if len(hints) == 0 {
 		return ""
 	}
-	if len(hints) == 0 {
-		return inv.Disks[0].ID
-	}
-	for _, d := range inv.Disks {
-		if dev := hints["deviceName"]; dev != "" && dev != "/dev/"+d.Name && dev != d.ByPath && dev != d.ID {
+	var acceptable []assisted.Disk
+	for _, d := range eligible {
+		if dev := hints["deviceName"]; dev != "" && dev != "/dev/"+d.Name && dev != d.ByPath {
 			continue
 		}
 		if s := hints["serialNumber"]; s != "" && s != d.Serial {
@@ -166,9 +179,56 @@ func installDisk(inv *assisted.Inventory, hints map[string]string) string {
 		if m := hints["model"]; m != "" && !strings.Contains(d.Model, m) {
 			continue
 		}
-		return d.ID
+		if gb := hints["minSizeGigabytes"]; gb != "" {
+			if n, err := strconv.ParseInt(gb, 10, 64); err == nil && d.SizeBytes/1e9 < n {
+				continue
+			}
+		}
+		if r := hints["rotational"]; r != "" {
+			if b, err := strconv.ParseBool(r); err == nil && b != (d.DriveType == assisted.DriveHDD) {
+				continue
+			}
+		}
+		acceptable = append(acceptable, d)
 	}
-	return "/dev/not-found-by-hints"
+	for _, d := range acceptable {
+		if d.DriveType == assisted.DriveMultipath {
+			return d.ID
+		}
+	}
+	if len(acceptable) > 0 {
+		return acceptable[0].ID
+	}
+	return assisted.DiskNotFoundByHints
+}
+
+// errEmptyInventory is encoding/json's error for an empty document.
+const errEmptyInventory = "unexpected end of JSON input"
+
+// hostUpdatable reports whether the Agent controller pushes spec changes
+// to the host in this status (agent_controller.go updateIfNeeded).
+func hostUpdatable(s assisted.HostStatus) bool {
+	return s.Unbound() || s.In(assisted.HostDiscovering, assisted.HostKnown, assisted.HostDisconnected, assisted.HostInsufficient, assisted.HostPendingForInput, assisted.HostBinding)
+}
+
+// installDiskError is the service's answer to the Agent's installation
+// disk: a disk that is not one of the host's eligible disks is refused
+// with 409 (internal/host/host.go UpdateInstallationDisk), which the Agent
+// shows as SpecSynced=False / InputError.
+func (o *op) installDiskError(h *host) *assisted.SyncError {
+	if h.InstallDisk == "" {
+		return nil
+	}
+	if h.Inventory == nil {
+		// The host's valid disks are read from its inventory, which is
+		// still empty (internal/hardware/validator.go GetHostValidDisks
+		// unmarshals ""): a backend error until the inventory arrives.
+		return &assisted.SyncError{Message: errEmptyInventory}
+	}
+	if _, ok := assisted.DiskByPath(o.hostInput(h).EligibleDisks(), h.InstallDisk); ok {
+		return nil
+	}
+	return &assisted.SyncError{Input: true, Message: assisted.ErrInstallDiskNotValid}
 }
 
 func equalMaps(a, b map[string]string) bool {

@@ -124,12 +124,16 @@ func (o *op) bmoStep(key string) {
 		o.schedule(tkBMO, key, o.now.Add(timing.BMHRegistering))
 	case assisted.BMHStateRegistering:
 		if b.InspectDisabled {
-			set(assisted.BMHStateAvailable)
+			set(assisted.BMHStatePreparing)
+			o.schedule(tkBMO, key, o.now.Add(timing.BMHPreparing))
 		} else {
 			set(assisted.BMHStateInspecting)
 			o.schedule(tkBMO, key, o.now.Add(timing.BMHInspection))
 		}
 	case assisted.BMHStateInspecting:
+		set(assisted.BMHStatePreparing)
+		o.schedule(tkBMO, key, o.now.Add(timing.BMHPreparing))
+	case assisted.BMHStatePreparing:
 		set(assisted.BMHStateAvailable)
 	case assisted.BMHStateAvailable:
 		if b.ImageURL != "" {

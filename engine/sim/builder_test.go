@@ -18,6 +18,8 @@ type siteBuilder struct {
 	hardware map[string]string
 	// annotations adds BareMetalHost annotations by host name.
 	annotations map[string]map[string]string
+	// bmhSpec adds BareMetalHost spec fields by host name.
+	bmhSpec map[string]map[string]any
 	// macBase makes MACs differ between sites.
 	macBase int
 	// pool leaves the InfraEnv without clusterRef (late binding); the
@@ -156,10 +158,14 @@ func (s *siteBuilder) bundle() *render.Bundle {
 			ann[k] = v
 		}
 		meta := map[string]any{"annotations": ann, "labels": map[string]any{"infraenvs.agent-install.openshift.io": s.name}}
-		b.Objects = append(b.Objects, obj(render.KindBareMetalHost, ns, h, 3, map[string]any{"metadata": meta, "spec": map[string]any{
+		bmhSpec := map[string]any{
 			"bootMACAddress": s.mac(i), "online": true, "automatedCleaningMode": "disabled",
 			"bmc": map[string]any{"address": "redfish-virtualmedia+https://198.51.100.1/redfish/v1/Systems/1", "credentialsName": h + "-bmc"},
-		}}))
+		}
+		for k, v := range s.bmhSpec[h] {
+			bmhSpec[k] = v
+		}
+		b.Objects = append(b.Objects, obj(render.KindBareMetalHost, ns, h, 3, map[string]any{"metadata": meta, "spec": bmhSpec}))
 	}
 	return b
 }

@@ -294,12 +294,16 @@ func hostWeight(h *host) float64 {
 	return float64(inv.CPUCores-4) + 0.1*(float64(inv.MemoryBytes)/(1<<30)-16) + 0.004*(float64(disk)/(1<<30)-100)
 }
 
-func (o *op) qualifiesAsMaster(h *host) bool {
+func (o *op) qualifiesAsMaster(h *host) bool { return o.qualifiesAs(h, assisted.RoleMaster) }
+
+// qualifiesAs reports whether a host passes has-cpu-cores-for-role and
+// has-memory-for-role for a role (internal/host/host.go IsValidCandidate).
+func (o *op) qualifiesAs(h *host, role assisted.Role) bool {
 	if h.Inventory == nil {
 		return false
 	}
 	c := o.st.Cluster
-	r := assisted.RoleRequirements(assisted.RoleMaster, c.SNO, c.Version)
+	r := assisted.RoleRequirements(role, c.SNO, c.Version)
 	return h.Inventory.CPUCores >= r.CPUCores && h.Inventory.MemoryBytes >= (r.RAMMiB-assisted.MemoryToleranceMiB)*assisted.MiB
 }
 
@@ -428,15 +432,17 @@ func (o *op) addSecret(ns, name, kind string) {
 	o.event("Secret "+key, evSecret, fmt.Sprintf("Created Secret %s (%s=%s, %s=%s)", key, assisted.LabelSecretCD, o.st.Desired.CD.Name, assisted.LabelSecretType, kind))
 }
 
-// day2Conversion turns an installed cluster into a day-2 one
-// (TransformClusterToDay2, §10).
+// day2Conversion turns an installed cluster into a day-2 one. Upstream
+// rewrites only the status and kind, never the status info, so an installed
+// site keeps "Cluster is installed" (assisted-service
+// internal/cluster/cluster.go TransformClusterToDay2).
 func (o *op) day2Conversion() {
 	c := o.st.Cluster
 	if c == nil || c.Status != assisted.ClusterInstalled || !c.Installed {
 		return
 	}
 	c.Kind = assisted.KindAddHostsCluster
-	o.setClusterStatus(assisted.ClusterAddingHosts, assisted.ClusterInfoAddingHosts)
+	o.setClusterStatus(assisted.ClusterAddingHosts, c.StatusInfo)
 }
 
 // installDay2Hosts installs every known and approved host of a day-2

@@ -37,6 +37,7 @@ func (o *op) computeClusterValidations() []assisted.Result {
 		PullSecretSet:     d.CD.PullSecret != "",
 		NetworkType:       c.NetworkType,
 		Day2:              c.Kind == assisted.KindAddHostsCluster,
+		UserManagedLB:     d.ACI.LoadBalancer == assisted.LoadBalancerUserManaged,
 		Ignored:           assisted.ParseIgnored(d.ACI.Annotations[assisted.AnnotationIgnoredClusterValids]),
 	}
 	if len(in.ClusterNetworks) == 0 {
@@ -47,10 +48,11 @@ func (o *op) computeClusterValidations() []assisted.Result {
 	}
 	for _, h := range o.st.clusterHosts() {
 		in.Hosts = append(in.Hosts, assisted.ClusterHost{
-			Status:          h.Status,
-			Role:            effectiveRole(h),
-			MasterCandidate: o.qualifiesAsMaster(h),
-			Inventory:       h.Inventory,
+			Status:           h.Status,
+			Role:             effectiveRole(h),
+			MasterCandidate:  o.qualifiesAsMaster(h),
+			ArbiterCandidate: o.qualifiesAs(h, assisted.RoleArbiter),
+			Inventory:        h.Inventory,
 		})
 	}
 	// The operator validations all pass (no operator is enabled).
@@ -139,7 +141,7 @@ func (o *op) refreshCluster(rs []assisted.Result) {
 		case o.anyPendingUser(hosts):
 			c.BeforePending = c.Status
 			o.setClusterStatus(assisted.ClusterInstallingPendingUserAction, assisted.ClusterInfoPendingUserAction)
-		case !o.now.Before(c.FinalizingAt.Add(assisted.FinalizingTimeout)):
+		case !o.e.opts.SoftTimeouts && !o.now.Before(c.FinalizingAt.Add(assisted.FinalizingTimeout)):
 			o.setClusterStatus(assisted.ClusterError, assisted.ClusterInfoFinalizingTimeout)
 		case o.installTimedOut():
 			o.setClusterStatus(assisted.ClusterError, assisted.ClusterInfoInstallTimeout(int(assisted.ClusterInstallationTimeout/time.Minute)))
@@ -171,9 +173,12 @@ func (o *op) refreshCluster(rs []assisted.Result) {
 	o.updateProgress()
 }
 
+// installTimedOut is the 24-hour installation timeout of installing and
+// finalizing clusters, which applies only with soft timeouts
+// (internal/cluster/statemachine.go, SoftTimeoutsEnabled).
 func (o *op) installTimedOut() bool {
 	c := o.st.Cluster
-	return !c.InstallStartedAt.IsZero() && !o.now.Before(c.InstallStartedAt.Add(assisted.ClusterInstallationTimeout))
+	return o.e.opts.SoftTimeouts && !c.InstallStartedAt.IsZero() && !o.now.Before(c.InstallStartedAt.Add(assisted.ClusterInstallationTimeout))
 }
 
 // startInstall runs what the preparing → installing transition does: the
@@ -374,14 +379,17 @@ func (o *op) clusterDeadline() (time.Time, bool) {
 	switch c.Status {
 	case assisted.ClusterPreparingForInstallation:
 		return c.StatusAt.Add(assisted.ClusterPrepareTimeout), true
-	case assisted.ClusterInstalling, assisted.ClusterInstallingPendingUserAction:
+	case assisted.ClusterInstallingPendingUserAction:
 		return c.InstallStartedAt.Add(assisted.ClusterInstallationTimeout), true
-	case assisted.ClusterFinalizing:
-		a, b := c.FinalizingAt.Add(assisted.FinalizingTimeout), c.InstallStartedAt.Add(assisted.ClusterInstallationTimeout)
-		if b.Before(a) {
-			a = b
+	case assisted.ClusterInstalling:
+		if o.e.opts.SoftTimeouts {
+			return c.InstallStartedAt.Add(assisted.ClusterInstallationTimeout), true
 		}
-		return a, true
+	case assisted.ClusterFinalizing:
+		if o.e.opts.SoftTimeouts {
+			return c.InstallStartedAt.Add(assisted.ClusterInstallationTimeout), true
+		}
+		return c.FinalizingAt.Add(assisted.FinalizingTimeout), true
 	}
 	return time.Time{}, false
 }

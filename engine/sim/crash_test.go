@@ -51,24 +51,37 @@ type hostObs struct {
 	Percent int    `json:"percent"`
 }
 
+// crashStep is how far the child's clock moves for each step the parent
+// asks for.
+const crashStep = 2 * time.Minute
+
+// stepDone ends the child's output for one step.
+const stepDone = "{}"
+
+// crashChild runs a stepped engine: each line on stdin moves its clock by
+// crashStep; it then prints the statuses that changed, a line each, and
+// stepDone. The parent decides when to kill it, so the number of kills
+// does not depend on how loaded the machine is.
 func crashChild(dir string) int {
 	ctx := context.Background()
-	// A fast but finite clock: the runner commits at each event time,
-	// giving the parent many points to kill it at.
-	e, err := New(ctx, Options{StateDir: dir, Speed: 1500})
+	e, err := New(ctx, Options{StateDir: dir, Stepped: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 3
 	}
 	out := bufio.NewWriter(os.Stdout)
+	last := map[string]string{}
 	print := func(st engine.SiteStatus, start bool) {
 		o := observation{Start: start, Site: st.Site, Phase: st.Phase, Percent: st.Cluster.Percent}
 		for _, h := range st.Hosts {
 			o.Hosts = append(o.Hosts, hostObs{h.Name, h.State, h.Stage, h.Percent})
 		}
 		b, _ := json.Marshal(o)
+		if !start && last[st.Site] == string(b) {
+			return
+		}
+		last[st.Site] = string(b)
 		out.Write(append(b, '\n'))
-		out.Flush()
 	}
 	// What the store held at start: the last commit before the kill.
 	names, _ := e.Sites(ctx)
@@ -76,25 +89,40 @@ func crashChild(dir string) int {
 		st, _ := e.Status(ctx, n)
 		print(st, true)
 	}
-	changes := e.Subscribe(ctx)
 	for _, b := range crashSites() {
 		if err := e.Apply(ctx, b, "r1"); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 3
 		}
 	}
-	for n := range changes {
-		st, err := e.Status(ctx, n)
-		if err != nil {
-			continue
+	fmt.Fprintln(out, stepDone)
+	out.Flush()
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		if err := e.Advance(ctx, crashStep); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
 		}
-		print(st, false)
 		done := true
 		for _, b := range crashSites() {
-			s, err := e.Status(ctx, b.Site)
-			done = done && err == nil && s.Phase == engine.PhaseInstalled
+			st, err := e.Status(ctx, b.Site)
+			if err != nil {
+				done = false
+				continue
+			}
+			print(st, false)
+			done = done && st.Phase == engine.PhaseInstalled
 		}
+		fmt.Fprintln(out, stepDone)
+		out.Flush()
 		if done {
+			// Change notices coalesce: report every site's final status,
+			// not only the one whose notice came last.
+			for _, b := range crashSites() {
+				if st, err := e.Status(ctx, b.Site); err == nil {
+					print(st, false)
+				}
+			}
 			e.Close()
 			return 0
 		}
@@ -104,62 +132,104 @@ func crashChild(dir string) int {
 
 // A process killed (SIGKILL) at many points of an installation resumes on
 // restart: nothing installs twice, no reported progress is lost, and every
-// site installs.
+// site installs. The parent steps the child's clock and kills it during a
+// step after a random number of steps; each child has a deadline, so a
+// child that stops answering fails the test instead of hanging it.
 func TestCrashResume(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var all []observation
 	kills := 0
 	for run := 0; ; run++ {
-		if run > 200 {
+		if run > 300 {
 			t.Fatalf("not installed after %d runs", run)
 		}
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), crashChildEnv+"="+dir)
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
+		killed, finished, obs := crashRun(t, dir, 1+rng.IntN(3))
+		all = append(all, obs...)
+		if killed {
+			kills++
 		}
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		killAfter := 1 + rng.IntN(12)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		lines := 0
-		killed := false
-		for sc.Scan() {
-			var o observation
-			if err := json.Unmarshal(sc.Bytes(), &o); err != nil {
-				t.Fatalf("child output %q: %v", sc.Text(), err)
-			}
-			all = append(all, o)
-			lines++
-			if lines == killAfter {
-				cmd.Process.Signal(syscall.SIGKILL)
-				killed = true
-				kills++
-				break
-			}
-		}
-		go func() {
-			for sc.Scan() {
-			}
-		}()
-		err = cmd.Wait()
-		if !killed {
-			if err != nil {
-				t.Fatalf("child failed: %v", err)
-			}
+		if finished {
 			break
 		}
 	}
 	t.Logf("%d kills, %d observations", kills, len(all))
-	if kills < 15 {
+	if kills < 10 {
 		t.Errorf("only %d kills: the test did not interrupt the installation enough", kills)
 	}
 	checkMonotonic(t, all)
+}
+
+// crashChildTimeout bounds one child's life.
+const crashChildTimeout = 2 * time.Minute
+
+// crashRun runs one child: it steps its clock killAfter times, then asks
+// for one more step and kills it at once. It reports whether it killed
+// the child, whether the child finished the installation first, and what
+// the child printed.
+func crashRun(t *testing.T, dir string, killAfter int) (killed, finished bool, obs []observation) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), crashChildTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+dir)
+	cmd.WaitDelay = 5 * time.Second
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	// readStep reads the lines of one step; false when the child ended.
+	readStep := func() bool {
+		for sc.Scan() {
+			if sc.Text() == stepDone {
+				return true
+			}
+			var o observation
+			if err := json.Unmarshal(sc.Bytes(), &o); err != nil {
+				t.Fatalf("child output %q: %v", sc.Text(), err)
+			}
+			obs = append(obs, o)
+		}
+		return false
+	}
+	alive := readStep()
+	for step := 0; alive && step < killAfter; step++ {
+		if _, err := stdin.Write([]byte("step\n")); err != nil {
+			alive = false
+			break
+		}
+		alive = readStep()
+	}
+	if alive {
+		stdin.Write([]byte("step\n"))
+		cmd.Process.Signal(syscall.SIGKILL)
+		killed = true
+		go func() {
+			for sc.Scan() {
+			}
+		}()
+	}
+	err = cmd.Wait()
+	if ctx.Err() != nil {
+		t.Fatalf("the child did not answer within %v", crashChildTimeout)
+	}
+	if !killed {
+		if err != nil {
+			t.Fatalf("child failed: %v", err)
+		}
+		finished = true
+	}
+	return killed, finished, obs
 }
 
 // checkMonotonic checks the observations of all runs, in order: a site's

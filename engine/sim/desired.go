@@ -72,9 +72,12 @@ type aciSpec struct {
 	APIVIPs         []string                  `json:"apiVIPs,omitempty"`
 	IngressVIPs     []string                  `json:"ingressVIPs,omitempty"`
 	// UMN is spec.networking.userManagedNetworking (nil: unset).
-	UMN          *bool             `json:"umn,omitempty"`
-	NetworkType  string            `json:"networkType,omitempty"`
-	PlatformType string            `json:"platformType,omitempty"`
+	UMN          *bool  `json:"umn,omitempty"`
+	NetworkType  string `json:"networkType,omitempty"`
+	PlatformType string `json:"platformType,omitempty"`
+	// LoadBalancer is spec.loadBalancer.type (ClusterManaged or
+	// UserManaged).
+	LoadBalancer string            `json:"loadBalancer,omitempty"`
 	Hold         bool              `json:"hold,omitempty"`
 	SSHKey       string            `json:"sshKey,omitempty"`
 	Annotations  map[string]string `json:"annotations,omitempty"`
@@ -307,6 +310,7 @@ func parseACI(o *render.Object) (*aciSpec, string) {
 	if v := str(c, "spec", "ingressVIP"); v != "" && len(a.IngressVIPs) == 0 {
 		a.IngressVIPs = []string{v}
 	}
+	a.LoadBalancer = str(c, "spec", "loadBalancer", "type")
 	if spec, ok := c["spec"].(map[string]any); ok {
 		if n, ok := spec["networking"].(map[string]any); ok {
 			if v, ok := n["userManagedNetworking"].(bool); ok {

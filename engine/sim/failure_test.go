@@ -98,13 +98,6 @@ func TestInjectedFailures(t *testing.T) {
 			cluster: "error", clusterI: assisted.ClusterInfoHostsInError,
 		},
 		{
-			name: "an image pull failure fails the preparation",
-			site: newSite("ip", 1, 0), hw: map[string]string{"ip-cp-0": "imagePull=fail"},
-			phase: engine.PhaseProvisioning, host: "ip-cp-0", state: "insufficient",
-			info:    "Host cannot be installed due to following failing validation(s): Failed to fetch container images needed for installation from quay.io/openshift-release-dev/ocp-release:4.20.6-x86_64. This may be due to a network hiccup. Retry to install again. If this problem persists, check your network settings to make sure you’re not blocked.",
-			cluster: "insufficient", clusterI: assisted.ClusterInfoInsufficient, visited: "preparing-failed",
-		},
-		{
 			name: "a slow disk fails the preparation's speed check",
 			site: newSite("sd", 1, 0), hw: map[string]string{"sd-cp-0": "diskSpeedMs=25"},
 			phase: engine.PhaseProvisioning, host: "sd-cp-0", state: "insufficient",

@@ -23,10 +23,12 @@ type hardware struct {
 	MemoryMiB int64
 	DiskGB    int64
 	DiskType  assisted.DriveType
-	Vendor    string
-	Product   string
-	Virtual   bool
-	Arch      string
+	// MemoryFromMeminfo: the agent measured usable, not physical, memory.
+	MemoryFromMeminfo bool
+	Vendor            string
+	Product           string
+	Virtual           bool
+	Arch              string
 	// Interfaces are the machine's MACs; empty: the boot MAC plus the MACs
 	// of the host's NMStateConfig.
 	Interfaces []string
@@ -44,10 +46,37 @@ type hardware struct {
 	ImagePullFail bool
 	LatencyMs     float64
 	PacketLossPct float64
-	DNSFail       bool
+	DNS           string
 	NoDefault     bool
 	NTPUnsynced   bool
+	MTUBroken     bool
+	// ClockOffsetMin is how far the host's clock is ahead of the
+	// service's, in minutes (negative: behind).
+	ClockOffsetMin float64
 }
+
+// The dns values: the cluster's names do not resolve, resolve to the
+// host's own address, or a name that must not exist resolves (a wildcard
+// record, to wildcardAddress).
+const (
+	dnsFail     = "fail"
+	dnsSelf     = "self"
+	dnsWildcard = "wildcard"
+)
+
+// diskTypes are the drive types a simulated disk can have, by the name the
+// annotation uses; diskTypeNames lists them in the order errors do.
+var (
+	diskTypes = map[string]assisted.DriveType{
+		"hdd": assisted.DriveHDD, "ssd": assisted.DriveSSD, "multipath": assisted.DriveMultipath,
+		"raid": assisted.DriveRAID, "iscsi": assisted.DriveISCSI, "fc": assisted.DriveFC,
+		"eckd": assisted.DriveECKD, "eckd-ese": assisted.DriveECKDESE, "fba": assisted.DriveFBA,
+	}
+	diskTypeNames = []string{"hdd", "ssd", "multipath", "raid", "iscsi", "fc", "eckd", "eckd-ese", "fba"}
+)
+
+// wildcardAddress is what a wildcard record answers (TEST-NET-3).
+const wildcardAddress = "203.0.113.10"
 
 // The default machine meets the requirements of every role, single-node
 // masters included (assisted-engine.md §3.1): 16 cores, 64 GiB, 960 GB SSD.
@@ -65,9 +94,10 @@ const (
 
 // hardwareKeys documents every key, in the order errors list them.
 var hardwareKeys = []string{
-	"cpus", "memoryMiB", "diskGB", "diskType", "vendor", "product", "virtual", "arch",
+	"cpus", "memoryMiB", "memoryMethod", "diskGB", "diskType", "vendor", "product", "virtual", "arch",
 	"interfaces", "hostname", "failAt", "disconnectAt", "mediaAt", "register", "bootOrder",
 	"diskSpeedMs", "imagePull", "latencyMs", "packetLossPct", "dns", "defaultRoute", "ntp",
+	"mtu", "clockOffsetMin",
 }
 
 // parseHardware reads the annotation value; empty gives the default.
@@ -107,14 +137,16 @@ func (hw *hardware) set(k, v string) error {
 		n, err = positiveInt(v)
 		hw.DiskGB = int64(n)
 	case "diskType":
-		switch strings.ToLower(v) {
-		case "hdd":
-			hw.DiskType = assisted.DriveHDD
-		case "ssd":
-			hw.DiskType = assisted.DriveSSD
-		default:
-			return fmt.Errorf("disk type must be hdd or ssd")
+		t, ok := diskTypes[strings.ToLower(v)]
+		if !ok {
+			return fmt.Errorf("disk type must be one of %s", strings.Join(diskTypeNames, ", "))
 		}
+		hw.DiskType = t
+	case "memoryMethod":
+		if v != "meminfo" {
+			return fmt.Errorf("the only value is meminfo (the agent reads the memory size from /proc/meminfo)")
+		}
+		hw.MemoryFromMeminfo = true
 	case "vendor":
 		hw.Vendor = v
 	case "product":
@@ -180,14 +212,26 @@ func (hw *hardware) set(k, v string) error {
 	case "packetLossPct":
 		hw.PacketLossPct, err = nonNegative(v)
 	case "dns":
-		if v != "fail" {
-			return fmt.Errorf("the only value is fail")
+		switch v {
+		case dnsFail, dnsSelf, dnsWildcard:
+			hw.DNS = v
+		default:
+			return fmt.Errorf("the values are fail (the cluster's names do not resolve), self (they resolve to the host's own address) and wildcard (a wildcard record answers every name)")
 		}
-		hw.DNSFail = true
 	case "defaultRoute":
 		var b bool
 		b, err = strconv.ParseBool(v)
 		hw.NoDefault = !b
+	case "mtu":
+		if v != "broken" {
+			return fmt.Errorf("the only value is broken")
+		}
+		hw.MTUBroken = true
+	case "clockOffsetMin":
+		hw.ClockOffsetMin, err = strconv.ParseFloat(v, 64)
+		if err != nil {
+			return fmt.Errorf("want a number of minutes, negative when the host's clock is behind")
+		}
 	case "ntp":
 		if v != "unsynced" {
 			return fmt.Errorf("the only value is unsynced")
@@ -255,16 +299,17 @@ func isMAC(s string) bool {
 // BareMetalHost's root device hints so that they match.
 func inventoryFor(hw hardware, b *bmhSpec, nm *nmStateSpec, machineNets []string, index int, site string) *assisted.Inventory {
 	inv := &assisted.Inventory{
-		Hostname:     hw.Hostname,
-		CPUCores:     hw.CPUs,
-		Arch:         hw.Arch,
-		MemoryBytes:  hw.MemoryMiB * assisted.MiB,
-		Vendor:       hw.Vendor,
-		Product:      hw.Product,
-		Serial:       fmt.Sprintf("SIM%08X", hash32(b.Namespace+"/"+b.Name)),
-		Virtual:      hw.Virtual,
-		DefaultRoute: !hw.NoDefault,
-		VirtEnabled:  true,
+		Hostname:          hw.Hostname,
+		CPUCores:          hw.CPUs,
+		Arch:              hw.Arch,
+		MemoryBytes:       hw.MemoryMiB * assisted.MiB,
+		MemoryFromMeminfo: hw.MemoryFromMeminfo,
+		Vendor:            hw.Vendor,
+		Product:           hw.Product,
+		Serial:            fmt.Sprintf("SIM%08X", hash32(b.Namespace+"/"+b.Name)),
+		Virtual:           hw.Virtual,
+		DefaultRoute:      !hw.NoDefault,
+		VirtEnabled:       true,
 	}
 	if inv.Hostname == "" {
 		inv.Hostname = b.Name

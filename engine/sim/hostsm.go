@@ -58,12 +58,18 @@ func (o *op) hostInput(h *host) *assisted.HostInput {
 		CheckedIn:         o.checkedIn(h),
 		MediaDisconnected: h.MediaDisconnected,
 		Stage:             h.Stage,
+		InstallDisk:       h.InstallDisk,
 		DiskSpeed:         h.DiskSpeed,
 		FailedImages:      h.ImagesFailed,
 		APIConnectivity:   h.APIConn,
 		NTPSynced:         !hw.NTPUnsynced,
-		DNSResolves:       !hw.DNSFail,
-		MTUOK:             true,
+		ServiceTime:       o.now,
+		HostClockAheadMin: hw.ClockOffsetMin,
+		DNSResolves:       hw.DNS != dnsFail,
+		DNSSelf:           hw.DNS == dnsSelf,
+	}
+	if hw.DNS == dnsWildcard {
+		in.WildcardAddrs = []string{wildcardAddress}
 	}
 	c := o.st.Cluster
 	if !h.Bound || c == nil {
@@ -80,6 +86,11 @@ func (o *op) hostInput(h *host) *assisted.HostInput {
 		Hostnames:       map[string]int{},
 		MajorityGroups:  c.Connectivity,
 		InMajority:      true,
+		Day2:            c.Kind == assisted.KindAddHostsCluster,
+		Imported:        c.Kind == assisted.KindAddHostsCluster && c.InstallStartedAt.IsZero(),
+	}
+	if d != nil && d.ACI != nil {
+		facts.UserManagedLB = d.ACI.LoadBalancer == assisted.LoadBalancerUserManaged
 	}
 	if d != nil && d.CD != nil {
 		facts.Name, facts.BaseDomain = d.CD.ClusterName, d.CD.BaseDomain
@@ -89,10 +100,11 @@ func (o *op) hostInput(h *host) *assisted.HostInput {
 		if p.Inventory != nil {
 			facts.Hostnames[realHostname(p)]++
 		}
+		facts.ImportedAPIReached = facts.ImportedAPIReached || p.APIConn.OK
 	}
 	in.Cluster = facts
 	in.HasConnectivity = c.Connectivity
-	in.LatencyMs, in.PacketLossPct = o.peerNetwork(h, hw)
+	in.Peers = o.peers(h, hw)
 	if d != nil && d.ACI != nil {
 		in.Ignored = assisted.ParseIgnored(d.ACI.Annotations[assisted.AnnotationIgnoredHostValidations])
 	}
@@ -109,20 +121,31 @@ func realHostname(h *host) string {
 	return ""
 }
 
-// peerNetwork is the worst latency and packet loss between the host and
-// the other hosts of its role: each machine adds its own latency, the
-// worse of two machines' loss counts.
-func (o *op) peerNetwork(h *host, hw hardware) (latency, loss float64) {
-	role := effectiveRole(h)
+// peers are the other hosts of the cluster as the host's connectivity
+// report measures them: each machine adds its own latency, the worse of
+// two machines' packet loss counts, and a machine with a broken MTU breaks
+// its paths.
+func (o *op) peers(h *host, hw hardware) []assisted.Peer {
+	var out []assisted.Peer
 	for _, p := range o.st.clusterHosts() {
-		if p == h || effectiveRole(p) != role || p.Inventory == nil {
+		if p == h || p.Inventory == nil {
 			continue
 		}
 		phw := o.hw(p.Hardware)
-		latency = max(latency, hw.LatencyMs+phw.LatencyMs)
-		loss = max(loss, hw.PacketLossPct, phw.PacketLossPct)
+		addr := ""
+		if a := p.Inventory.Addresses(); len(a) > 0 {
+			addr = a[0].String()
+		}
+		out = append(out, assisted.Peer{
+			Hostname:      realHostname(p),
+			Role:          effectiveRole(p),
+			Address:       addr,
+			LatencyMs:     hw.LatencyMs + phw.LatencyMs,
+			PacketLossPct: max(hw.PacketLossPct, phw.PacketLossPct),
+			MTUBroken:     hw.MTUBroken || phw.MTUBroken,
+		})
 	}
-	return latency, loss
+	return out
 }
 
 // checkedIn is the connected validation's clock: the agent reported
@@ -141,7 +164,7 @@ func (o *op) checkedIn(h *host) bool {
 func (o *op) stagesOf(h *host) []assisted.Stage {
 	c := o.st.Cluster
 	sno := c != nil && c.SNO
-	return assisted.StagesFor(effectiveRole(h), h.Bootstrap, sno, h.Day2)
+	return assisted.StagesFor(effectiveRole(h), h.Bootstrap, sno)
 }
 
 // refreshBound applies the RefreshHost rules of a bound host, in the
@@ -187,18 +210,24 @@ func (o *op) refreshBound(h *host, g assisted.HostGates, rs []assisted.Result) {
 			o.setHostStatus(h, assisted.HostKnown, assisted.InfoKnown)
 		}
 	case s == assisted.HostPreparingForInstallation:
+		// The preparation rules in the order the state machine registers
+		// them (internal/host/statemachine.go, "Refresh successfully
+		// preparing host" to "Stay in preparing for installation").
+		imagesFailed := len(h.ImagesFailed) > 0
+		allOK := h.DiskSpeed.Tested && h.DiskSpeed.OK && h.ImagesDone && !imagesFailed
+		allOKOrUnknown := !diskSpeedFailing && !imagesFailed
+		unknown := !h.DiskSpeed.Tested || !h.ImagesDone
+		preparing := c.Status == assisted.ClusterPreparingForInstallation
 		switch {
 		case !connected:
 			o.setHostStatus(h, assisted.HostDisconnected, assisted.InfoDisconnectedPreparing)
+		case allOK && preparing:
+			o.setHostStatus(h, assisted.HostPreparingSuccessful, assisted.InfoPreparingSuccessful)
+		case allOKOrUnknown && !preparing:
+			o.setHostStatus(h, assisted.HostKnown, assisted.InfoKnown)
 		case diskSpeedFailing:
 			o.setHostStatus(h, assisted.HostInsufficient, assisted.InfoNotReady(g.Failing))
-		case c.Status != assisted.ClusterPreparingForInstallation:
-			o.setHostStatus(h, assisted.HostKnown, assisted.InfoKnown)
-		case len(h.ImagesFailed) > 0:
-			o.setHostStatus(h, assisted.HostPreparingFailed, assisted.InfoPreparingFailedImages(g.Failing))
-		case h.DiskSpeed.Tested && h.ImagesDone:
-			o.setHostStatus(h, assisted.HostPreparingSuccessful, assisted.InfoPreparingSuccessful)
-		case !o.now.Before(h.StatusAt.Add(assisted.HostPrepareTimeout)):
+		case unknown && allOKOrUnknown && !o.now.Before(h.StatusAt.Add(assisted.HostPrepareTimeout)):
 			var reasons []string
 			if !h.DiskSpeed.Tested {
 				reasons = append(reasons, assisted.InfoPreparingTimeoutDiskSpeed)
@@ -207,6 +236,8 @@ func (o *op) refreshBound(h *host, g assisted.HostGates, rs []assisted.Result) {
 				reasons = append(reasons, assisted.InfoPreparingTimeoutImages)
 			}
 			o.setHostStatus(h, assisted.HostPreparingFailed, assisted.InfoPreparingTimeout(reasons))
+		case imagesFailed:
+			o.setHostStatus(h, assisted.HostPreparingFailed, assisted.InfoPreparingFailedImages(g.Failing))
 		}
 	case s == assisted.HostPreparingFailed:
 		switch {
@@ -228,7 +259,7 @@ func (o *op) refreshBound(h *host, g assisted.HostGates, rs []assisted.Result) {
 		switch {
 		case !o.now.Before(h.StatusAt.Add(assisted.HostInstallationTimeout)):
 			o.setHostStatus(h, assisted.HostError, assisted.InfoInstallNeverStarted)
-		case !connected:
+		case !connected && !o.e.opts.SoftTimeouts:
 			o.setHostStatus(h, assisted.HostError, assisted.InfoDisconnectedInstalling)
 		}
 	case s == assisted.HostInstallingInProgress:
@@ -237,8 +268,13 @@ func (o *op) refreshBound(h *host, g assisted.HostGates, rs []assisted.Result) {
 		case c.Status == assisted.ClusterInstallingPendingUserAction && h.Stage.In(assisted.StageWaitingForControlPlan, assisted.StageWaitingForController, assisted.StageWaitingForBootkube, assisted.StageRebooting):
 			h.StageUpdatedAt = o.now
 			o.changed = true
-		case !connected:
+		case !connected && !o.e.opts.SoftTimeouts:
 			o.setHostStatus(h, assisted.HostError, assisted.InfoDisconnectedInstalling)
+		case !connected:
+			// With soft timeouts a disconnection only warns.
+		case !o.now.Before(h.StageUpdatedAt.Add(limit)) && o.e.opts.SoftTimeouts && h.Stage != assisted.StageRebooting:
+			// With soft timeouts a slow stage only warns
+			// (stage_timed_out).
 		case !o.now.Before(h.StageUpdatedAt.Add(limit)):
 			if h.Stage == assisted.StageRebooting {
 				o.setHostStatus(h, assisted.HostInstallingPendingUserAction, assisted.InfoRebootTimeout(o.diskLabel(h)))
@@ -266,10 +302,10 @@ func (o *op) succeedsWithout(h *host) bool {
 }
 
 func (o *op) diskLabel(h *host) string {
-	if h.Inventory == nil || len(h.Inventory.Disks) == 0 {
+	d, ok := o.hostInput(h).InstallationDisk()
+	if !ok {
 		return assisted.DiskLabel("", h.InstallDisk)
 	}
-	d := h.Inventory.Disks[0]
 	return assisted.DiskLabel(d.Name, d.ID)
 }
 
@@ -315,8 +351,8 @@ func (o *op) registerHost(h *host) {
 	case s.In(assisted.HostInstallingInProgress, assisted.HostInstallingPendingUserAction, assisted.HostAddedToExistingCluster) &&
 		(h.Stage == assisted.StageRebooting || h.Day2 && h.Stage == assisted.StageDone):
 		model, serial := "", ""
-		if h.Inventory != nil && len(h.Inventory.Disks) > 0 {
-			model, serial = h.Inventory.Disks[0].Model, h.Inventory.Disks[0].Serial
+		if d, ok := o.hostInput(h).InstallationDisk(); ok {
+			model, serial = d.Model, d.Serial
 		}
 		o.setHostStatus(h, assisted.HostInstallingPendingUserAction, assisted.InfoWrongBootOrder(model, serial, o.diskLabel(h)))
 	case s.In(assisted.HostInstalling, assisted.HostInstallingInProgress):

@@ -194,8 +194,15 @@ func TestInsufficientHardware(t *testing.T) {
 
 func findCond(t testing.TB, st engine.SiteStatus, kind, typ string) engine.Condition {
 	t.Helper()
+	return findNamedCond(t, st, kind, "", typ)
+}
+
+// findNamedCond finds a condition of the resource of the kind and name; an
+// empty name takes the first resource of the kind that has the condition.
+func findNamedCond(t testing.TB, st engine.SiteStatus, kind, name, typ string) engine.Condition {
+	t.Helper()
 	for _, r := range st.Resources {
-		if r.Kind != kind {
+		if r.Kind != kind || name != "" && r.Name != name {
 			continue
 		}
 		for _, c := range r.Conditions {
@@ -204,7 +211,7 @@ func findCond(t testing.TB, st engine.SiteStatus, kind, typ string) engine.Condi
 			}
 		}
 	}
-	t.Fatalf("no %s condition on a %s in\n%s", typ, kind, dump(t, st))
+	t.Fatalf("no %s condition on a %s %s in\n%s", typ, kind, name, dump(t, st))
 	return engine.Condition{}
 }
 

@@ -53,6 +53,12 @@ type Options struct {
 	// NoSync skips fsync on commit: the store survives a killed process
 	// but not a power loss. Benchmarks use it.
 	NoSync bool
+	// SoftTimeouts is the service's ENABLE_SOFT_TIMEOUTS, off by default
+	// as upstream: with it a cluster fails after 24 hours of installing or
+	// finalizing, and host stage timeouts and disconnections during the
+	// installation only warn; without it the finalizing timeout (5 h) and
+	// host stage timeouts fail the installation.
+	SoftTimeouts bool
 }
 
 // DefaultStart is the virtual time of a new engine: fixed, so that the same

@@ -40,7 +40,7 @@ func TestCompactCluster(t *testing.T) {
 		t.Errorf("%d bootstraps, %d masters", bootstraps, masters)
 	}
 	for typ, want := range map[string]assisted.Cond{
-		assisted.CondCompleted:       {Status: "True", Reason: assisted.ReasonInstallationCompleted, Message: "The installation has completed: " + assisted.ClusterInfoAddingHosts},
+		assisted.CondCompleted:       {Status: "True", Reason: assisted.ReasonInstallationCompleted, Message: "The installation has completed: " + assisted.ClusterInfoInstalled},
 		assisted.CondStopped:         {Status: "True", Reason: assisted.ReasonInstallationCompleted, Message: "The installation has stopped because it completed successfully"},
 		assisted.CondRequirementsMet: {Status: "True", Reason: assisted.ReasonClusterAlreadyInstalling, Message: "The cluster requirements are met"},
 		assisted.CondValidated:       {Status: "True", Reason: assisted.ReasonValidationsPassing, Message: "The cluster's validations are passing"},
@@ -50,6 +50,14 @@ func TestCompactCluster(t *testing.T) {
 		if c.Status != want.Status || c.Reason != want.Reason || c.Message != want.Message {
 			t.Errorf("%s: %+v", typ, c)
 		}
+	}
+	// The day-2 conversion keeps the status info of the installation
+	// (internal/cluster/cluster.go TransformClusterToDay2).
+	if got := o.last.Cluster.StateInfo; got != assisted.ClusterInfoInstalled {
+		t.Errorf("stateInfo after the day-2 conversion = %q, want %q", got, assisted.ClusterInfoInstalled)
+	}
+	if c := findCond(t, o.last, "ClusterDeployment", assisted.CondClusterInstallCompleted); c.Message != "The installation has completed: "+assisted.ClusterInfoInstalled {
+		t.Errorf("ClusterInstallCompleted %+v", c)
 	}
 	if c := findCond(t, o.last, "ClusterDeployment", assisted.CondProvisioned); c.Status != "True" || c.Message != "Cluster is provisioned" {
 		t.Errorf("Provisioned %+v", c)

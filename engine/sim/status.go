@@ -114,7 +114,7 @@ func fillHost(st *siteState, hs *engine.HostStatus, h *host) {
 	hs.Stage = string(h.Stage)
 	hs.Approved = h.Approved
 	sno := st.Cluster != nil && st.Cluster.SNO
-	hs.Percent = assisted.HostPercent(assisted.StagesFor(effectiveRole(h), h.Bootstrap, sno, h.Day2), h.Stage)
+	hs.Percent = assisted.HostPercent(assisted.StagesFor(effectiveRole(h), h.Bootstrap, sno), h.Stage)
 	if h.Status.In(assisted.HostInstalled, assisted.HostAddedToExistingCluster) {
 		hs.Percent = 100
 	}

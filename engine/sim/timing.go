@@ -25,6 +25,8 @@ var timing = struct {
 	BMHRegistering time.Duration
 	// BMHInspection is hardware inspection, skipped when BMAC disabled it.
 	BMHInspection time.Duration
+	// BMHPreparing is the operator's preparing step before available.
+	BMHPreparing time.Duration
 	// BMHProvisioning is attaching the ISO as virtual media and powering on.
 	BMHProvisioning time.Duration
 	// Boot is the host booting the discovery image up to the agent's
@@ -65,6 +67,7 @@ var timing = struct {
 	ImageGeneration:  5 * time.Second,
 	BMHRegistering:   10 * time.Second,
 	BMHInspection:    3 * time.Minute,
+	BMHPreparing:     10 * time.Second,
 	BMHProvisioning:  30 * time.Second,
 	Boot:             150 * time.Second,
 	Inventory:        20 * time.Second,

@@ -39,10 +39,13 @@ var errFailed = &exitError{code: ExitFailure, err: errors.New("some sites failed
 // Main runs the command line and returns the process exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
+	var prof profiler
+	prof.addFlags(root)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	prof.stop(func(msg string) { fmt.Fprintf(stderr, "siteops: warning: %s\n", msg) })
 	if err == nil {
 		return ExitOK
 	}

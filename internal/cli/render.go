@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,6 +26,8 @@ type renderFlags struct {
 	strict       bool
 	maxFileSize  int64
 	allowRemote  bool
+	krm          bool
+	argocd       bool
 }
 
 func newRenderCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -44,10 +48,26 @@ Paths inside sites (extra manifests, crTemplates, BIOS profiles) are relative
 to --root and may not leave it. A broken site is reported on stderr with its
 file, line, field and a fix; the other sites are still rendered.
 
+A path "-" reads YAML documents from standard input (problems name it
+"stdin"). With --krm, siteops is a KRM function: it reads a ResourceList
+(config.kubernetes.io/v1) on standard input whose items or functionConfig
+are SiteConfig and ClusterInstance documents, and writes a ResourceList with
+the rendered objects, the other items unchanged, and a result (file, field,
+severity) per problem. Relative paths resolve against the current directory,
+which kustomize sets to the kustomization's. With --argocd-plugin, siteops is
+Argo CD's config-management plugin (examples/argocd/plugin.yaml): it renders
+the Application's directory with the repository as root, writes JSON, one
+object a line, and takes the extra-manifest directory and strictness from
+the plugin's parameters
+(PARAM_EXTRA_MANIFESTS_DIR, PARAM_STRICT) or env (ARGOCD_ENV_EXTRA_MANIFESTS_DIR,
+ARGOCD_ENV_STRICT).
+
 Exit status: 0 all sites rendered, 1 some failed, 2 usage error.`,
 		Example: `  siteops render examples/fleet --extra-manifests-dir examples/extra-manifests
   siteops render --root fleet fleet/site1.yaml -o json
-  siteops render . --out-dir rendered/`,
+  siteops render . --out-dir rendered/
+  cat site.yaml | siteops render -
+  kustomize build --enable-alpha-plugins --enable-exec .   # generators: calling siteops render --krm`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRender(cmd, f, args, stdout, stderr)
 		},
@@ -59,6 +79,8 @@ Exit status: 0 all sites rendered, 1 some failed, 2 usage error.`,
 	fl.StringVar(&f.outDir, "out-dir", "", "write one file per site into this directory instead of stdout")
 	fl.BoolVar(&f.strict, "strict", false, "treat unknown fields as errors")
 	fl.BoolVar(&f.allowRemote, "allow-remote-bases", false, "let kustomizations use remote bases (runs git; off: only the repository's files are read)")
+	fl.BoolVar(&f.argocd, "argocd-plugin", false, "run as Argo CD's config-management plugin: render the Application's directory, the repository as root, options from the ARGOCD_ENV_*/PARAM_* environment")
+	fl.BoolVar(&f.krm, "krm", false, "run as a KRM function: a ResourceList on stdin, a ResourceList on stdout")
 	fl.Int64Var(&f.maxFileSize, "max-file-size", sites.DefaultMaxFileSize, "largest input file read, in bytes")
 	return cmd
 }
@@ -80,11 +102,31 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 	if f.maxFileSize <= 0 {
 		return usageError("--max-file-size must be positive")
 	}
+	if f.krm {
+		return runRenderKRM(cmd, f, args, stdout, stderr)
+	}
+	if f.argocd {
+		if args, err = argocdPluginFlags(f, args, os.Getenv); err != nil {
+			return err
+		}
+		enc = jsonStreamEncoder{}
+	}
+	args, docs, err := stdinDocuments(cmd, args, f.maxFileSize)
+	if err != nil {
+		return err
+	}
+	onlyStdin := len(docs) > 0 && len(args) == 0
+	if onlyStdin {
+		args = []string{f.root}
+	}
 	in, err := openFleet(f.root, args, f.manifestsDir)
 	if err != nil {
 		return err
 	}
 	defer in.root.Close()
+	if onlyStdin {
+		in.paths = nil // the fleet root is where paths resolve, not sites to read
+	}
 	out := render.NewStreamWriter(stdout, enc)
 	if f.outDir != "" {
 		if err := os.MkdirAll(f.outDir, 0o755); err != nil {
@@ -96,36 +138,21 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 		fmt.Fprintf(stderr, "--extra-manifests-dir %s: %v\n", f.manifestsDir, err)
 		return errFailed
 	}
-	work := func(s *sites.Site) any { return r.RenderEncoded(s, enc) }
-	failed := false
-	err = sites.Stream(cmd.Context(), in.root.FS(), in.paths, work, func(it sites.Item) error {
-		if report(stderr, it.Problems) {
-			failed = true
-		}
-		if it.Site == nil {
-			return nil
-		}
-		res := it.Result.(render.Result)
-		if report(stderr, res.Problems) || res.Bundle == nil {
-			failed = true
-			return nil
-		}
-		for _, ref := range res.Bundle.Suppressed {
-			fmt.Fprintf(stderr, "%s: site %s: suppressed: %s\n", it.Site.Source, it.Site.Name, ref)
-		}
-		if f.outDir != "" {
-			name, ok := outFileName(it.Site.Name, enc.Ext())
+	opts := f.loadOptions(sites.WithDocuments(docs...))
+	failed, err := streamRendered(cmd.Context(), in, r, enc, opts, stderr, func(ps sites.Problems) { report(stderr, ps) },
+		func(s *sites.Site, encoded []byte) error {
+			if f.outDir == "" {
+				return out.Write(encoded)
+			}
+			name, ok := outFileName(s.Name, enc.Ext())
 			if !ok {
-				p := it.Site.Problem(it.Site.FieldPath("clusterName"), "cluster name %q cannot name a file in --out-dir", it.Site.Name)
+				p := s.Problem(s.FieldPath("clusterName"), "cluster name %q cannot name a file in --out-dir", s.Name)
 				p.Hint = "a cluster name is a DNS label: lower-case letters, digits and '-'"
 				report(stderr, sites.Problems{p})
-				failed = true
-				return nil
+				return errSiteFailed
 			}
-			return writeSiteFile(f.outDir, name, enc, res.Encoded)
-		}
-		return out.Write(res.Encoded)
-	}, sites.WithStrict(f.strict), sites.WithMaxFileSize(f.maxFileSize), sites.WithAllowRemoteBases(f.allowRemote))
+			return writeSiteFile(f.outDir, name, enc, encoded)
+		})
 	if err != nil {
 		return err
 	}
@@ -138,6 +165,80 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 		return errFailed
 	}
 	return nil
+}
+
+// errSiteFailed, returned by the emit function of streamRendered, marks
+// the site failed (its problem already reported) and goes on.
+var errSiteFailed = errors.New("site failed")
+
+// streamRendered renders the sites of in with r, encoded with enc, and
+// hands each to emit in file order; every problem goes to onProblems, and
+// suppressed objects are noted on stderr. It says whether any site failed.
+func streamRendered(ctx context.Context, in *fleetInput, r *render.Renderer, enc render.Encoder, opts []sites.Option,
+	stderr io.Writer, onProblems func(sites.Problems), emit func(*sites.Site, []byte) error) (bool, error) {
+	work := func(s *sites.Site) any { return r.RenderEncoded(s, enc) }
+	failed := false
+	err := sites.Stream(ctx, in.root.FS(), in.paths, work, func(it sites.Item) error {
+		if len(it.Problems) > 0 {
+			onProblems(it.Problems)
+			failed = failed || it.Problems.HasErrors()
+		}
+		if it.Site == nil {
+			return nil
+		}
+		res := it.Result.(render.Result)
+		if len(res.Problems) > 0 {
+			onProblems(res.Problems)
+		}
+		if res.Problems.HasErrors() || res.Bundle == nil {
+			failed = true
+			return nil
+		}
+		for _, ref := range res.Bundle.Suppressed {
+			fmt.Fprintf(stderr, "%s: site %s: suppressed: %s\n", it.Site.Source, it.Site.Name, ref)
+		}
+		err := emit(it.Site, res.Encoded)
+		if errors.Is(err, errSiteFailed) {
+			failed = true
+			return nil
+		}
+		return err
+	}, opts...)
+	return failed, err
+}
+
+// loadOptions are the sites options the render flags set.
+func (f *renderFlags) loadOptions(extra ...sites.Option) []sites.Option {
+	return append([]sites.Option{sites.WithStrict(f.strict), sites.WithMaxFileSize(f.maxFileSize),
+		sites.WithAllowRemoteBases(f.allowRemote)}, extra...)
+}
+
+// stdinName is what problems call documents read from standard input.
+const stdinName = "stdin"
+
+// stdinDocuments takes the path "-" out of args and reads standard input
+// as a document in its place.
+func stdinDocuments(cmd *cobra.Command, args []string, max int64) ([]string, []sites.Document, error) {
+	var paths []string
+	var docs []sites.Document
+	for _, a := range args {
+		if a != "-" {
+			paths = append(paths, a)
+			continue
+		}
+		if len(docs) > 0 {
+			return nil, nil, usageError("\"-\" is given twice: standard input can be read once")
+		}
+		data, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), max+1))
+		if err != nil {
+			return nil, nil, fmt.Errorf("read stdin: %w", err)
+		}
+		if int64(len(data)) > max {
+			return nil, nil, fmt.Errorf("stdin is over the %d-byte limit on input files; raise it with --max-file-size", max)
+		}
+		docs = append(docs, sites.Document{Name: stdinName, Data: data})
+	}
+	return paths, docs, nil
 }
 
 // report prints problems and says whether any is an error.

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -21,6 +20,7 @@ import (
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/engine/sim"
 	"github.com/siteops/siteops/examples"
+	"github.com/siteops/siteops/internal/redact"
 	"github.com/siteops/siteops/policy"
 	"github.com/siteops/siteops/reconciler"
 	"github.com/siteops/siteops/reconciler/source"
@@ -165,9 +165,9 @@ func newLogger(format, level string, w io.Writer) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{Level: lv}
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
+		return slog.New(redact.NewHandler(slog.NewTextHandler(w, opts))), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
+		return slog.New(redact.NewHandler(slog.NewJSONHandler(w, opts))), nil
 	}
 	return nil, fmt.Errorf("--log-format %q: use text or json", format)
 }
@@ -194,6 +194,14 @@ func runRun(ctx context.Context, f *runFlags, stderr io.Writer) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
+	// --timeout bounds everything from here: the first clone, loading and
+	// the loop.
+	parent := ctx
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+	}
 	var webhookSecret []byte
 	if f.webhookSecretFile != "" {
 		data, err := os.ReadFile(f.webhookSecretFile)
@@ -203,6 +211,7 @@ func runRun(ctx context.Context, f *runFlags, stderr io.Writer) error {
 		if webhookSecret = []byte(strings.TrimSpace(string(data))); len(webhookSecret) == 0 {
 			return usageError("--webhook-secret-file %s is empty", f.webhookSecretFile)
 		}
+		redact.Register(string(webhookSecret))
 	}
 	if err := os.MkdirAll(f.stateDir, 0o700); err != nil {
 		return fmt.Errorf("--state-dir: %w", err)
@@ -232,7 +241,7 @@ func runRun(ctx context.Context, f *runFlags, stderr io.Writer) error {
 		return err
 	}
 	defer src.Close()
-	eng, err := openEngine(ctx, f, speed, approve, log)
+	eng, err := openEngine(parent, f, speed, approve, log)
 	if err != nil {
 		var ue *exitError
 		if errors.As(err, &ue) {
@@ -263,22 +272,16 @@ func runRun(ctx context.Context, f *runFlags, stderr io.Writer) error {
 		defer stop()
 	}
 
-	runCtx := ctx
-	if f.timeout > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, f.timeout)
-		defer cancel()
-	}
 	log.Info("siteops run started", "source", name, "state-dir", f.stateDir, "speed", f.speed, "prune", f.prune)
-	err = runLeading(runCtx, f, log, loop.Run)
+	err = runLeading(ctx, f, log, loop.Run)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, reconciler.ErrSitesFailed):
 		return &exitError{code: ExitFailure, err: err}
-	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+	case errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil:
 		return &exitError{code: ExitFailure, err: fmt.Errorf("--timeout %s passed before every site was installed", f.timeout)}
-	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+	case errors.Is(err, context.Canceled) && parent.Err() != nil:
 		log.Info("stopped")
 		return nil
 	}
@@ -329,26 +332,7 @@ func openSource(ctx context.Context, f *runFlags, reg prometheus.Registerer, log
 	if err != nil {
 		return nil, "", err
 	}
-	return src, withoutUserinfo(url) + " " + branch, nil
-}
-
-// withoutUserinfo drops the user and password a URL may carry, for
-// display. A URL that does not parse (a password with a stray "%" in it)
-// loses everything between "//" and its last "@", so that a password
-// never reaches the log or the dashboard.
-func withoutUserinfo(raw string) string {
-	u, err := neturl.Parse(raw)
-	if err != nil {
-		if i, j := strings.Index(raw, "//"), strings.LastIndex(raw, "@"); i >= 0 && j > i {
-			return raw[:i+2] + raw[j+1:]
-		}
-		return raw
-	}
-	if u.User == nil {
-		return raw
-	}
-	u.User = nil
-	return u.String()
+	return src, redact.URL(url) + " " + branch, nil
 }
 
 // serve starts the HTTP surface on addr and returns a function that stops

@@ -153,19 +153,3 @@ func TestRunRefusesWrongFlagsAndASharedStateDir(t *testing.T) {
 		t.Errorf("a second process on a locked state dir: exit %d\n%s", code, stderr)
 	}
 }
-
-func TestWithoutUserinfoHidesPasswords(t *testing.T) {
-	for _, tc := range []struct{ url, want string }{
-		{"https://git.example.com/fleet.git", "https://git.example.com/fleet.git"},
-		{"https://alice:s3cret@git.example.com/fleet.git", "https://git.example.com/fleet.git"},
-		// "%zz" is no escape: the URL does not parse.
-		{"https://alice:s3%zzcret@git.example.com/fleet.git", "https://git.example.com/fleet.git"},
-		{"https://alice:s3cr@t@git.example.com/fleet.git", "https://git.example.com/fleet.git"},
-		{"git@git.example.com:fleet.git", "git@git.example.com:fleet.git"},
-	} {
-		got := withoutUserinfo(tc.url)
-		if got != tc.want || strings.Contains(got, "s3") {
-			t.Errorf("withoutUserinfo(%q) = %q, want %q", tc.url, got, tc.want)
-		}
-	}
-}

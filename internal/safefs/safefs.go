@@ -43,19 +43,35 @@ func Escape(format string, args ...any) error {
 	return &kindError{msg: fmt.Sprintf(format, args...), kind: ErrEscape}
 }
 
-// ReadFile reads a file of at most max bytes.
+// ErrNotRegular marks a named pipe, socket or device where a file was
+// expected: opening or reading one could block forever.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ReadFile reads a regular file of at most max bytes. Anything else (a
+// named pipe, a socket, a device) is refused before it is opened: opening
+// a named pipe blocks until someone writes to it.
 func ReadFile(fsys fs.FS, p string, max int64) ([]byte, error) {
+	if sfs, ok := fsys.(fs.StatFS); ok { // the os.Root of the fleet is one
+		st, err := sfs.Stat(p)
+		if err != nil {
+			return nil, Explain(p, err)
+		}
+		if err := Regular(p, st); err != nil {
+			return nil, err
+		}
+	}
 	f, err := fsys.Open(p)
 	if err != nil {
 		return nil, Explain(p, err)
 	}
 	defer f.Close()
+	// The path may have been replaced since: look again at what is open.
 	st, err := f.Stat()
 	if err != nil {
 		return nil, Explain(p, err)
 	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory, not a file", p)
+	if err := Regular(p, st); err != nil {
+		return nil, err
 	}
 	if st.Size() > max {
 		return nil, &kindError{fmt.Sprintf("%s is %d bytes, over the %d-byte limit on input files", p, st.Size(), max), ErrTooLarge}
@@ -69,6 +85,24 @@ func ReadFile(fsys fs.FS, p string, max int64) ([]byte, error) {
 		return nil, &kindError{fmt.Sprintf("%s is over the %d-byte limit on input files", p, max), ErrTooLarge}
 	}
 	return data, nil
+}
+
+// Regular refuses what is not a regular file, in plain words.
+func Regular(p string, st fs.FileInfo) error {
+	m := st.Mode()
+	switch {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		return fmt.Errorf("%s is a directory, not a file", p)
+	case m&fs.ModeNamedPipe != 0:
+		return &kindError{fmt.Sprintf("%s is a named pipe, not a file: remove it from the fleet (siteops reads regular files only)", p), ErrNotRegular}
+	case m&fs.ModeSocket != 0:
+		return &kindError{fmt.Sprintf("%s is a socket, not a file: remove it from the fleet (siteops reads regular files only)", p), ErrNotRegular}
+	case m&fs.ModeDevice != 0:
+		return &kindError{fmt.Sprintf("%s is a device, not a file: remove it from the fleet (siteops reads regular files only)", p), ErrNotRegular}
+	}
+	return &kindError{fmt.Sprintf("%s is not a regular file (%s): siteops reads regular files only", p, m.Type()), ErrNotRegular}
 }
 
 // Explain rewrites the file-system errors people hit most into plain

@@ -2,11 +2,13 @@ package dashboard
 
 import (
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/siteops/siteops/internal/redact"
 	"github.com/siteops/siteops/reconciler/status"
 )
 
@@ -197,7 +199,8 @@ func (h *Handler) writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
-	if _, err := w.Write(append(b, '\n')); err != nil {
+	// Site content is shown as written: hide the credentials it may hold.
+	if _, err := io.WriteString(w, redact.Text(string(b))+"\n"); err != nil {
 		h.opts.logger.Debug("dashboard: write response", "err", err)
 	}
 }

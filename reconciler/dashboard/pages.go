@@ -6,6 +6,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"html/template"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/engine/assisted"
+	"github.com/siteops/siteops/internal/redact"
 	"github.com/siteops/siteops/policy/report"
 	"github.com/siteops/siteops/reconciler/source"
 )
@@ -108,7 +110,8 @@ func (h *Handler) render(w http.ResponseWriter, code int, t *template.Template, 
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
-	if _, err := w.Write(buf.Bytes()); err != nil {
+	// Site content is shown as written: hide the credentials it may hold.
+	if _, err := io.WriteString(w, redact.Text(buf.String())); err != nil {
 		h.opts.logger.Debug("dashboard: write response", "err", err)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/siteops/siteops/internal/gitfs"
+	"github.com/siteops/siteops/internal/redact"
 	"github.com/siteops/siteops/sites"
 )
 
@@ -191,7 +192,7 @@ func NewGit(ctx context.Context, o GitOptions) (*Git, error) {
 		o:       o,
 		dir:     filepath.Join(o.StateDir, "git", hex.EncodeToString(sum[:8])),
 		metrics: m,
-		log:     o.Logger.With("repo", redactURL(o.URL), "branch", o.Branch),
+		log:     o.Logger.With("repo", redact.URL(o.URL), "branch", o.Branch),
 		trigger: make(chan struct{}, 1),
 		closed:  make(chan struct{}),
 		due:     true,
@@ -209,7 +210,7 @@ func (g *Git) open() error {
 		return err
 	}
 	// A note for people looking into the state directory.
-	about := fmt.Sprintf("repository: %s\nbranch: %s\n", redactURL(g.o.URL), g.o.Branch)
+	about := fmt.Sprintf("repository: %s\nbranch: %s\n", redact.URL(g.o.URL), g.o.Branch)
 	if err := writeFileAtomic(filepath.Join(g.dir, "SOURCE"), []byte(about)); err != nil {
 		return err
 	}

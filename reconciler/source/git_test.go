@@ -509,21 +509,6 @@ func TestGitOptionsRefused(t *testing.T) {
 	}
 }
 
-func TestRedactURL(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"https://user:s3cret@example.com/fleet.git", "https://***@example.com/fleet.git"},
-		{"https://t0ken@example.com/fleet.git", "https://***@example.com/fleet.git"},
-		{"ssh://git@example.com/fleet.git", "ssh://git@example.com/fleet.git"},
-		{"git@example.com:org/fleet.git", "git@example.com:org/fleet.git"},
-		{"git://127.0.0.1:9418/fleet.git", "git://127.0.0.1:9418/fleet.git"},
-	}
-	for _, tt := range tests {
-		if got := redactURL(tt.in); got != tt.want {
-			t.Errorf("redactURL(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 // TestGitWriteStatusMany writes more status files than are stored
 // loose (they go in one pack file), then changes one.
 func TestGitWriteStatusMany(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
+
+	"github.com/siteops/siteops/internal/redact"
 )
 
 // Environment variables read for credentials a GitAuth does not give by
@@ -51,22 +53,28 @@ type GitAuth struct {
 
 // secret reads a credential from file, else from the environment
 // variable env. what names it in errors.
+// The value is registered with the redactor: it is hidden wherever it
+// could be printed (an error a server sends back, a log line).
 func secret(file, env, what string) (string, error) {
 	if file == "" {
-		return os.Getenv(env), nil
+		v := os.Getenv(env)
+		redact.Register(v)
+		return v, nil
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return "", fmt.Errorf("read the git %s file: %w", what, err)
 	}
-	return strings.TrimRight(string(data), "\r\n"), nil
+	v := strings.TrimRight(string(data), "\r\n")
+	redact.Register(v)
+	return v, nil
 }
 
 // method builds the go-git credentials for url; nil means none.
 func (a GitAuth) method(url string) (transport.AuthMethod, error) {
 	ep, err := transport.NewEndpoint(url)
 	if err != nil {
-		return nil, fmt.Errorf("parse repository URL %s: %w", redactURL(url), err)
+		return nil, fmt.Errorf("parse repository URL %s: %w", redact.URL(url), err)
 	}
 	switch ep.Protocol {
 	case "http", "https":

@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"sort"
 	"strings"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"github.com/siteops/siteops/internal/redact"
 )
 
 // The kinds of Git errors, for errors.Is. The first two need a person to
@@ -22,32 +23,10 @@ var (
 	ErrUnreachable    = errors.New("repository unreachable")
 )
 
-// redactURL hides the credentials a URL may carry (an ssh user alone is
-// kept: it is no secret).
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		// Not a URL (scp-like ssh addresses are not): hide anything
-		// before an "@" that follows "//".
-		if i, j := strings.Index(raw, "//"), strings.LastIndex(raw, "@"); i >= 0 && j > i {
-			return raw[:i+2] + "***" + raw[j:]
-		}
-		return raw
-	}
-	if u.User == nil {
-		return raw
-	}
-	if _, pw := u.User.Password(); !pw && u.Scheme == "ssh" {
-		return raw
-	}
-	u.User = nil
-	return strings.Replace(u.String(), "//", "//***@", 1)
-}
-
 // explain turns a go-git error of op ("fetch", "push") on branch into one
 // that says what happened and what to do, with no credential in it.
 func (g *Git) explain(ctx context.Context, op, branch string, err error) error {
-	u := redactURL(g.o.URL)
+	u := redact.URL(g.o.URL)
 	var noRef git.NoMatchingRefSpecError
 	switch {
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),
@@ -60,13 +39,13 @@ func (g *Git) explain(ctx context.Context, op, branch string, err error) error {
 	case errors.Is(err, transport.ErrEmptyRemoteRepository):
 		return fmt.Errorf("%s: %s is an empty repository: push a first commit to branch %q: %w", op, u, branch, ErrBranchNotFound)
 	case strings.Contains(err.Error(), "knownhosts"):
-		return fmt.Errorf("%s: the ssh host key of %s is not accepted (%s): add it to the known hosts file (ssh-keyscan)", op, u, sanitize(err, g.o.URL))
+		return fmt.Errorf("%s: the ssh host key of %s is not accepted (%s): add it to the known hosts file (ssh-keyscan)", op, u, redact.Text(err.Error()))
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%s: %s did not answer within %s: %w", op, u, g.o.Timeout, ErrUnreachable)
 	case isNetwork(err):
-		return fmt.Errorf("%s: cannot reach %s (%s): %w", op, u, sanitize(err, g.o.URL), ErrUnreachable)
+		return fmt.Errorf("%s: cannot reach %s (%s): %w", op, u, redact.Text(err.Error()), ErrUnreachable)
 	}
-	return fmt.Errorf("%s %s: %s", op, u, sanitize(err, g.o.URL))
+	return fmt.Errorf("%s %s: %s", op, u, redact.Text(err.Error()))
 }
 
 // isNetwork reports errors of the connection rather than of Git.
@@ -82,15 +61,6 @@ func isNetwork(err error) bool {
 		}
 	}
 	return false
-}
-
-// sanitize is the text of err with the URL's credentials hidden.
-func sanitize(err error, rawURL string) string {
-	msg := err.Error()
-	if r := redactURL(rawURL); r != rawURL {
-		msg = strings.ReplaceAll(msg, rawURL, r)
-	}
-	return msg
 }
 
 // remoteBranches lists the branches of the remote, for an error message.

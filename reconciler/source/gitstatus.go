@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"sort"
 	"strings"
 
@@ -16,6 +17,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/siteops/siteops/internal/redact"
 )
 
 // WriteStatus commits, on top of the status branch's tip, a status
@@ -28,6 +31,7 @@ func (g *Git) WriteStatus(ctx context.Context, files map[string][]byte, message 
 	if err := checkStatusPaths(files); err != nil {
 		return false, err
 	}
+	files, message = redactStatus(files, message)
 	if strings.TrimSpace(message) == "" {
 		message = "Update status"
 	}
@@ -57,6 +61,27 @@ func (g *Git) WriteStatus(ctx context.Context, files map[string][]byte, message 
 		}
 		wait = min(2*wait, MaxPushBackoff)
 	}
+}
+
+// redactStatus hides the credentials status files and the commit message
+// may quote (see package redact): they are pushed where everyone who can
+// read the repository reads them.
+func redactStatus(files map[string][]byte, message string) (map[string][]byte, string) {
+	var out map[string][]byte
+	for p, data := range files {
+		clean := redact.Bytes(data)
+		if len(clean) == len(data) && string(clean) == string(data) {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(files)
+		}
+		out[p] = clean
+	}
+	if out == nil {
+		out = files
+	}
+	return out, redact.Text(message)
 }
 
 // checkStatusPaths refuses status file names that are not plain relative
@@ -178,7 +203,7 @@ func (g *Git) push(ctx context.Context, commit plumbing.Hash) error {
 		return r.Storer.SetReference(plumbing.NewHashReference(remoteRef(g.o.StatusBranch), commit))
 	})
 	if err != nil && isRejected(err) {
-		return fmt.Errorf("push to %s: %s moved meanwhile (%s)", redactURL(g.o.URL), g.o.StatusBranch, sanitize(err, g.o.URL))
+		return fmt.Errorf("push to %s: %s moved meanwhile (%s)", redact.URL(g.o.URL), g.o.StatusBranch, redact.Text(err.Error()))
 	}
 	if err != nil {
 		return g.explain(ctx, "push", g.o.StatusBranch, err)
