@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/util/flowcontrol"
 )
 
 // clients are the engine's and the dry runner's ways to the hub.
@@ -28,6 +29,8 @@ func newClients(cfg *rest.Config, opts []Option) (options, clients, error) {
 	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = o.qps, o.burst
+	// One bucket for every client, so that the limit is the process's.
+	cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(o.qps, o.burst)
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "siteops"
 	}
