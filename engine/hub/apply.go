@@ -148,20 +148,7 @@ func (e *Engine) desired(ctx context.Context, b *render.Bundle, hash, revision s
 			return nil, &problem{reasonRefused, fmt.Sprintf("site %s: %s: %v", b.Site, o.Ref(), err)}
 		}
 		u := &unstructured.Unstructured{Object: tomap.Copy(o.Content).(map[string]any)}
-		labels := u.GetLabels()
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		labels[LabelManagedBy] = ManagedByValue
-		labels[LabelSite] = b.Site
-		u.SetLabels(labels)
-		ann := u.GetAnnotations()
-		if ann == nil {
-			ann = map[string]string{}
-		}
-		ann[AnnotationBundleHash] = hash
-		ann[AnnotationRevision] = revision
-		u.SetAnnotations(ann)
+		mark(u, b.Site, hash, revision)
 		out = append(out, &desiredObject{src: o, kind: k, obj: u})
 	}
 	if len(notServed) > 0 {
@@ -169,6 +156,25 @@ func (e *Engine) desired(ctx context.Context, b *render.Bundle, hash, revision s
 		return nil, &problem{reasonPrerequisiteMissing, fmt.Sprintf("site %s: the hub does not serve %s; install the operator that owns it (its CRD) on the hub", b.Site, strings.Join(compact(notServed), ", "))}
 	}
 	return out, nil
+}
+
+// mark puts on an object the labels and annotations that make it
+// siteops's.
+func mark(u *unstructured.Unstructured, site, hash, revision string) {
+	labels := u.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[LabelManagedBy] = ManagedByValue
+	labels[LabelSite] = site
+	u.SetLabels(labels)
+	ann := u.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[AnnotationBundleHash] = hash
+	ann[AnnotationRevision] = revision
+	u.SetAnnotations(ann)
 }
 
 func compact(s []string) []string {

@@ -9,12 +9,9 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/render"
@@ -77,33 +74,15 @@ type problem struct {
 // New connects to the hub of cfg, lists what siteops manages there and
 // starts watching it. Close stops it.
 func New(ctx context.Context, cfg *rest.Config, opts ...Option) (*Engine, error) {
-	o := defaultOptions()
-	for _, opt := range opts {
-		opt(&o)
-	}
-	cfg = rest.CopyConfig(cfg)
-	cfg.QPS, cfg.Burst = o.qps, o.burst
-	if cfg.UserAgent == "" {
-		cfg.UserAgent = "siteops"
-	}
-	cfg.WarningHandler = warningLogger{o.logger}
-	dyn, err := dynamic.NewForConfig(cfg)
+	o, c, err := newClients(cfg, opts)
 	if err != nil {
-		return nil, fmt.Errorf("hub client: %w", err)
-	}
-	md, err := metadata.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("hub client: %w", err)
-	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("hub client: %w", err)
+		return nil, err
 	}
 	ectx, cancel := context.WithCancel(context.Background())
 	e := &Engine{
 		o:           o,
-		dyn:         dyn,
-		meta:        md,
+		dyn:         c.dyn,
+		meta:        c.meta,
 		sem:         make(chan struct{}, o.concurrency),
 		sites:       map[string]*site{},
 		subs:        map[*subscriber]struct{}{},
@@ -111,8 +90,7 @@ func New(ctx context.Context, cfg *rest.Config, opts ...Option) (*Engine, error)
 		ctx:         ectx,
 		cancel:      cancel,
 	}
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
-	e.ks = newKinds(dyn, md, mapper, ectx.Done(), e.onEvent)
+	e.ks = newKinds(c.dyn, c.meta, c.mapper, ectx.Done(), e.onEvent)
 	if err := e.retry(ctx, e.ks.start); err != nil {
 		cancel()
 		return nil, fmt.Errorf("hub %s: %w", cfg.Host, err)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/render"
 )
 
 // deletePollInterval is how often a teardown step looks at the cache for
@@ -189,6 +190,11 @@ func stuckMessage(site string, left []liveObject, timeout time.Duration) string 
 	parts := make([]string, 0, len(left))
 	for _, l := range left {
 		fin := l.obj.GetFinalizers()
+		if l.kind.gvk.Kind == render.KindNamespace {
+			// A namespace's own finalizers are in its spec.
+			spec, _, _ := unstructured.NestedStringSlice(l.obj.Object, "spec", "finalizers")
+			fin = append(spec, fin...)
+		}
 		if len(fin) == 0 {
 			parts = append(parts, fmt.Sprintf("%s is still there after %s without a finalizer", l.ref(), timeout))
 			continue
@@ -200,6 +206,11 @@ func stuckMessage(site string, left []liveObject, timeout time.Duration) string 
 			} else {
 				owners = append(owners, f)
 			}
+		}
+		if l.kind.gvk.Kind == render.KindNamespace {
+			parts = append(parts, fmt.Sprintf("%s is still there after %s: finalizer %s has not finished; the namespace controller removes it once nothing is left in the namespace: look at what is (kubectl api-resources --verbs=list --namespaced -o name | xargs -n1 kubectl get -n %s)",
+				l.ref(), timeout, strings.Join(owners, ", "), l.obj.GetName()))
+			continue
 		}
 		res := strings.ToLower(l.kind.gvk.Kind)
 		if l.kind.gvk.Group != "" {

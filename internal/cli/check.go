@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/siteops/siteops/engine/hub"
 	"github.com/siteops/siteops/policy"
 	findings "github.com/siteops/siteops/policy/report"
 	"github.com/siteops/siteops/reconciler/status"
@@ -39,6 +40,7 @@ type checkFlags struct {
 	base           string
 	allowDeletions int
 	statusDir      string
+	dryRun         dryRunFlags
 }
 
 func newCheckCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -89,6 +91,7 @@ Exit status: 0 no deny finding, 1 some deny finding (or warn, with
 	fl.DurationVar(&f.siteTimeout, "site-timeout", 10*time.Second, "time limit for evaluating one site")
 	fl.StringVar(&f.base, "base", "", "compare with this Git revision (branch, tag, SHA, HEAD~1): change rules, and only new findings are reported")
 	fl.IntVar(&f.allowDeletions, "allow-deletions", 0, "with --base: the change intends to delete up to N sites, over the deletion budget")
+	f.dryRun.register(fl)
 	fl.StringVar(&f.statusDir, "status-dir", status.Dir, "with --base: directory, under --root, of the status files the loop commits (status/<site>.yaml)")
 	return cmd
 }
@@ -162,7 +165,11 @@ func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr i
 	if base != nil {
 		checkOpts = append(checkOpts, policy.WithChange(base.change))
 	}
-	rep, err := streamCheck(cmd.Context(), engine, root.FS(), paths, loadOpts, opts, checkOpts)
+	dry, err := f.dryRun.open()
+	if err != nil {
+		return err
+	}
+	rep, err := streamCheck(cmd.Context(), engine, root.FS(), paths, loadOpts, opts, checkOpts, dry)
 	if err != nil {
 		var pe *policy.PolicyError
 		if errors.As(err, &pe) {
@@ -194,7 +201,7 @@ func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr i
 // from memory, and neither the fleet nor its bundles are ever held whole.
 // A site that cannot render is a load problem, hence a finding.
 func streamCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths []string,
-	loadOpts []sites.Option, renderOpts []render.Option, checkOpts []policy.CheckOption) (*findings.Report, error) {
+	loadOpts []sites.Option, renderOpts []render.Option, checkOpts []policy.CheckOption, dry *hub.DryRunner) (*findings.Report, error) {
 	run, err := engine.Start(ctx, checkOpts...)
 	if err != nil {
 		return nil, err
@@ -224,6 +231,7 @@ func streamCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths [
 				done <- checked{problems: problems}
 				return
 			}
+			problems = append(problems, dryRunProblems(ctx, dry, s, b)...)
 			done <- checked{run.Evaluate(s, b), problems}
 		}
 		return <-done

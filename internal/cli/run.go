@@ -49,6 +49,7 @@ type runFlags struct {
 	strict, allowRemote        bool
 	authorName, authorEmail    string
 	eng                        engineFlags
+	leader                     leaderFlags
 }
 
 func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -86,11 +87,15 @@ source could not be read; 2 usage error.`,
 			if err := checkEngineFlags(&f.eng, cmd.Flags().Changed); err != nil {
 				return usageError("%v", err)
 			}
+			if err := f.leader.check(&f.eng); err != nil {
+				return usageError("%v", err)
+			}
 			return runRun(cmd.Context(), f, stderr)
 		},
 	}
 	fl := cmd.Flags()
 	f.eng.register(fl)
+	f.leader.register(fl)
 	fl.StringVar(&f.dir, "dir", "", "reconcile this local directory, watched for changes")
 	fl.StringVar(&f.statusDir, "status-dir", "", "with --dir: where the status files go (default DIR/status)")
 	fl.StringVar(&f.repo, "repo", "", "reconcile this Git repository (https://, ssh://, git://, file://)")
@@ -268,7 +273,7 @@ func runRun(ctx context.Context, f *runFlags, stderr io.Writer) error {
 	}
 
 	log.Info("siteops run started", "source", name, "state-dir", f.stateDir, "speed", f.speed, "prune", f.prune)
-	err = loop.Run(ctx)
+	err = runLeading(ctx, f, log, loop.Run)
 	switch {
 	case err == nil:
 		return nil

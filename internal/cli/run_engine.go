@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/siteops/siteops/engine"
@@ -46,11 +47,9 @@ func openEngine(ctx context.Context, f *runFlags, speed float64, approve sim.App
 	case engineSim:
 		return sim.New(ctx, sim.Options{StateDir: filepath.Join(f.stateDir, "engine"), Speed: speed, Approve: approve, Logger: log, Bounds: bounds})
 	case engineHub:
-		rules := clientcmd.NewDefaultClientConfigLoadingRules()
-		rules.ExplicitPath = f.eng.kubeconfig
-		cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.eng.kubeContext}).ClientConfig()
+		cfg, err := hubConfig(&f.eng)
 		if err != nil {
-			return nil, usageError("--engine hub: no hub configuration: %v; give --kubeconfig (and --context), or run in a pod with a service account", err)
+			return nil, err
 		}
 		log.Info("hub engine", "server", cfg.Host, "qps", f.eng.kubeQPS, "burst", f.eng.kubeBurst, "force-conflicts", f.eng.forceConflicts)
 		return hub.New(ctx, cfg,
@@ -60,6 +59,18 @@ func openEngine(ctx context.Context, f *runFlags, speed float64, approve sim.App
 			hub.WithLogger(log))
 	}
 	return nil, usageError("--engine %q: use %s or %s", f.eng.engine, engineSim, engineHub)
+}
+
+// hubConfig reads --kubeconfig and --context; without them the default
+// kubeconfig, or in a pod its service account.
+func hubConfig(f *engineFlags) (*rest.Config, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = f.kubeconfig
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.kubeContext}).ClientConfig()
+	if err != nil {
+		return nil, usageError("--engine hub: no hub configuration: %v; give --kubeconfig (and --context), or run in a pod with a service account", err)
+	}
+	return cfg, nil
 }
 
 // checkEngineFlags refuses hub flags with the simulated engine.

@@ -87,6 +87,8 @@ func TestRunRefusesHubFlagsWithTheSimulation(t *testing.T) {
 		{[]string{"--force-conflicts"}, "--force-conflicts goes with --engine hub"},
 		{[]string{"--engine", "cloud"}, `--engine "cloud"`},
 		{[]string{"--engine", "hub", "--kube-qps", "0"}, "--kube-qps"},
+		{[]string{"--leader-elect"}, "--leader-elect goes with --engine hub"},
+		{[]string{"--engine", "hub", "--leader-elect", "--leader-election-renew-deadline", "20s"}, "--leader-election-lease-duration >"},
 		{[]string{"--engine", "hub", "--kubeconfig", filepath.Join(t.TempDir(), "none")}, "--engine hub: no hub configuration"},
 	} {
 		code, stderr := runMain(t, append([]string{"run", "--state-dir", t.TempDir(), "--listen", ""}, tc.args...)...)
@@ -114,5 +116,16 @@ func prepareHub(t *testing.T, ctx context.Context, h *hubtest.Hub, dir string) {
 		if err := hubtest.CreatePrerequisites(ctx, h.Config(), b, true); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestCheckServerDryRun: the example fleet passes a server-side dry run
+// on a real API server with the upstream CRDs.
+func TestCheckServerDryRun(t *testing.T) {
+	h := hubtest.Shared(t)
+	stdout, stderr, code := run(t, "check", "--server-dry-run", "--kubeconfig", h.Kubeconfig(), "--root", "../../examples/fleet",
+		"--extra-manifests-dir", "../../examples/extra-manifests", "../../examples/fleet")
+	if code != ExitOK || strings.Contains(stdout, "dry run") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/siteops/siteops/internal/hubtest"
+)
+
+// replica is one `siteops run --leader-elect` running in-process.
+type replica struct {
+	dir    string
+	stderr syncBuffer
+	cancel context.CancelFunc
+	code   chan int
+}
+
+func startReplica(t *testing.T, kubeconfig, leaseNS string) *replica {
+	t.Helper()
+	r := &replica{dir: t.TempDir(), code: make(chan int, 1)}
+	if err := os.CopyFS(r.dir, os.DirFS("../../examples/fleet")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	r.cancel = cancel
+	t.Cleanup(cancel)
+	args := []string{"run", "--engine", "hub", "--kubeconfig", kubeconfig, "--leader-elect", "--leader-election-namespace", leaseNS,
+		"--leader-election-lease-duration", "4s", "--leader-election-renew-deadline", "3s", "--leader-election-retry-period", "500ms",
+		"--dir", r.dir, "--state-dir", t.TempDir(), "--listen", "", "--extra-manifests-dir", "../../examples/extra-manifests", "--status-interval", "1s"}
+	go func() { r.code <- Main(ctx, args, &bytes.Buffer{}, &r.stderr) }()
+	return r
+}
+
+func (r *replica) wroteStatus() bool {
+	_, err := os.Stat(filepath.Join(r.dir, "status", "README.md"))
+	return err == nil
+}
+
+// TestLeaderElection runs two replicas against one hub: only the holder
+// of the lease writes status; when it stops, the other takes the lease
+// and goes on.
+func TestLeaderElection(t *testing.T) {
+	h := hubtest.Shared(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	prepareHub(t, ctx, h, "../../examples/fleet")
+	const leaseNS = "siteops-leader-test"
+	cs := kubernetes.NewForConfigOrDie(h.Config())
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: leaseNS}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+
+	a := startReplica(t, h.Kubeconfig(), leaseNS)
+	waitUntil(t, ctx, "the first replica leads and writes status", a.wroteStatus)
+	b := startReplica(t, h.Kubeconfig(), leaseNS)
+	waitUntil(t, ctx, "the second replica sees the leader", func() bool { return strings.Contains(b.stderr.String(), "another replica leads") })
+	time.Sleep(6 * time.Second) // more than a lease duration
+	if b.wroteStatus() {
+		t.Fatalf("the replica without the lease wrote status:\n%s", b.stderr.String())
+	}
+	lease, err := cs.CoordinationV1().Leases(leaseNS).Get(ctx, leaseName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := *lease.Spec.HolderIdentity
+
+	a.cancel()
+	if code := <-a.code; code != ExitOK {
+		t.Fatalf("the stopped leader exited %d:\n%s", code, a.stderr.String())
+	}
+	waitUntil(t, ctx, "the second replica takes over and writes status", b.wroteStatus)
+	lease, err = cs.CoordinationV1().Leases(leaseNS).Get(ctx, leaseName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *lease.Spec.HolderIdentity == first || !strings.Contains(b.stderr.String(), "msg=leading") {
+		t.Errorf("lease holder %q (first %q); second replica's log:\n%s", *lease.Spec.HolderIdentity, first, b.stderr.String())
+	}
+	b.cancel()
+	<-b.code
+}
+
+func waitUntil(t *testing.T, ctx context.Context, what string, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: not before the deadline", what)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
