@@ -154,7 +154,7 @@ func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr i
 	loadOpts := []sites.Option{sites.WithStrict(f.strict), sites.WithAllowRemoteBases(f.allowRemote)}
 	var base *checkBase
 	if f.base != "" {
-		if base, err = loadBase(cmd.Context(), engine, f, paths, loadOpts, opts, stderr); err != nil {
+		if base, err = loadBase(cmd.Context(), engine, f, paths, loadOpts, opts, engine.Reads, stderr); err != nil {
 			return err
 		}
 	}
@@ -246,12 +246,13 @@ func streamCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths [
 }
 
 // loadForCheck loads and renders the sites under paths once, on all CPUs,
-// for a check that needs the whole fleet (the base revision of --base).
-// A site that cannot render is a load problem, hence a finding. Only the
-// objects the policies read are kept: whole bundles of a large fleet
-// would cost gigabytes.
-func loadForCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths []string,
-	loadOpts []sites.Option, renderOpts []render.Option) (*sites.Fleet, map[string]*render.Bundle, error) {
+// for a command that needs the whole fleet (the base revision of --base,
+// both revisions of plan). A site that cannot render is a load problem,
+// hence a finding. Only the objects keep holds are kept, all when it is
+// nil: a check keeps those the policies read, as whole bundles of a large
+// fleet would cost gigabytes.
+func loadForCheck(ctx context.Context, fsys fs.FS, paths []string,
+	loadOpts []sites.Option, renderOpts []render.Option, keep func(*render.Object) bool) (*sites.Fleet, map[string]*render.Bundle, error) {
 	fleet, err := sites.Load(ctx, fsys, paths, loadOpts...)
 	if err != nil {
 		return nil, nil, err
@@ -268,8 +269,8 @@ func loadForCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths 
 		wg.Go(func() {
 			for i := range next {
 				b, problems := r.Render(fleet.Sites[i])
-				if b != nil {
-					b.Objects = slices.DeleteFunc(b.Objects, func(o *render.Object) bool { return !engine.Reads(o) })
+				if b != nil && keep != nil {
+					b.Objects = slices.DeleteFunc(b.Objects, func(o *render.Object) bool { return !keep(o) })
 				}
 				out[i] = rendered{b, problems}
 			}

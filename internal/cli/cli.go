@@ -79,6 +79,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newRunCommand(stdout, stderr))
 	root.AddCommand(newStatusCommand(stdout, stderr))
 	root.AddCommand(newWaitCommand(stdout, stderr))
+	root.AddCommand(newPlanCommand(stdout, stderr))
 	return root
 }
 

@@ -19,15 +19,6 @@ import (
 	"github.com/siteops/siteops/reconciler/status"
 )
 
-// runMainOutput runs siteops in-process and returns its exit code, stdout
-// and stderr.
-func runMainOutput(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	code := Main(context.Background(), args, &stdout, &stderr)
-	return code, stdout.String(), stderr.String()
-}
-
 // statusFiles encodes documents as the loop writes them to status/.
 func statusFiles(t *testing.T, docs ...status.Document) map[string]string {
 	t.Helper()
@@ -69,7 +60,7 @@ func TestStatusAndWaitReadAGitServer(t *testing.T) {
 	srv := gittest.StartDaemon(t)
 	url := srv.SeedFiles(t, "fleet.git", fleetStatus(t))
 
-	code, out, stderr := runMainOutput(t, "status", "--repo", url)
+	out, stderr, code := run(t, "status", "--repo", url)
 	if code != ExitFailure { // elm-sno.yaml does not parse
 		t.Errorf("status: exit %d, want 1\n%s", code, stderr)
 	}
@@ -80,13 +71,13 @@ func TestStatusAndWaitReadAGitServer(t *testing.T) {
 		}
 	}
 
-	code, out, stderr = runMainOutput(t, "status", "--repo", url, "alder-sno", "cherry-sno", "-o", "json")
+	out, stderr, code = run(t, "status", "--repo", url, "alder-sno", "cherry-sno", "-o", "json")
 	var docs []status.Document
 	if err := json.Unmarshal([]byte(out), &docs); code != ExitOK || err != nil || len(docs) != 2 || docs[0].Phase != engine.PhaseInstalled || docs[1].Site != "cherry-sno" {
 		t.Errorf("-o json: exit %d, %v, %+v\n%s", code, err, docs, stderr)
 	}
 
-	code, out, _ = runMainOutput(t, "status", "--repo", url, "cherry-sno")
+	out, _, code = run(t, "status", "--repo", url, "cherry-sno")
 	for _, want := range []string{"Phase:      Provisioning", "ValidationsFailing: validations fail", "has-cpu-cores-for-role",
 		"cherry-0 has-cpu-cores-for-role: Require at least 8 CPU cores"} {
 		if code != ExitOK || !strings.Contains(out, want) {
@@ -94,7 +85,7 @@ func TestStatusAndWaitReadAGitServer(t *testing.T) {
 		}
 	}
 
-	code, _, stderr = runMainOutput(t, "status", "--repo", url, "--branch", "nope")
+	_, stderr, code = run(t, "status", "--repo", url, "--branch", "nope")
 	if code != ExitFailure || !strings.Contains(stderr, `branch "nope" not found`) {
 		t.Errorf("unknown branch: exit %d\n%s", code, stderr)
 	}
@@ -117,7 +108,7 @@ func TestStatusAndWaitReadAGitServer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append([]string{"wait", "--repo", url, "--interval", "200ms"}, tt.args...)
-			code, out, stderr := runMainOutput(t, args...)
+			out, stderr, code := run(t, args...)
 			if code != tt.code || !strings.Contains(out, tt.want) {
 				t.Errorf("exit %d, want %d; stdout:\n%s\nstderr:\n%s\nwant %q", code, tt.code, out, stderr, tt.want)
 			}
@@ -137,7 +128,7 @@ func TestWaitFollowsStatusCommits(t *testing.T) {
 	url := srv.SeedFiles(t, "fleet.git", installing(10, "Starting installation"))
 
 	// Interrupted (here by its timeout), the first wait has seen 10%.
-	code, out, _ := runMainOutput(t, "wait", "hazel-sno", "--repo", url, "--interval", "100ms", "--timeout", "500ms")
+	out, _, code := run(t, "wait", "hazel-sno", "--repo", url, "--interval", "100ms", "--timeout", "500ms")
 	if code != ExitWaitTimedOut || !strings.Contains(out, "hazel-sno: host hazel-0: installing-in-progress, Starting installation 10%") ||
 		!strings.Contains(out, "hazel-sno: still Installing") {
 		t.Fatalf("first wait: exit %d\n%s", code, out)
@@ -210,16 +201,16 @@ func squeeze(s string) string {
 func TestStatusReadsADirectory(t *testing.T) {
 	dir := t.TempDir()
 	gittest.WriteFiles(t, dir, fleetStatus(t))
-	code, out, _ := runMainOutput(t, "status", "--dir", dir, "alder-sno", "-o", "yaml")
+	out, _, code := run(t, "status", "--dir", dir, "alder-sno", "-o", "yaml")
 	if code != ExitOK || !strings.Contains(out, "phase: Installed") || !strings.Contains(out, "site: alder-sno") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
-	code, _, stderr := runMainOutput(t, "status", "--dir", filepath.Join(dir, "none"))
+	_, stderr, code := run(t, "status", "--dir", filepath.Join(dir, "none"))
 	if code != ExitFailure || !strings.Contains(stderr, "no status directory at") {
 		t.Errorf("missing directory: exit %d\n%s", code, stderr)
 	}
 	for _, args := range [][]string{{"-o", "xml"}, {"--dir", dir, "--server", "http://127.0.0.1:1"}} {
-		if code, _, stderr := runMainOutput(t, append([]string{"status"}, args...)...); code != ExitUsage {
+		if _, stderr, code := run(t, append([]string{"status"}, args...)...); code != ExitUsage {
 			t.Errorf("%v: exit %d\n%s", args, code, stderr)
 		}
 	}
@@ -284,7 +275,7 @@ func startLoop(t *testing.T) (string, string) {
 func TestStatusAndWaitFollowARunningLoop(t *testing.T) {
 	dir, url := startLoop(t)
 
-	code, out, stderr := runMainOutput(t, "wait", "cedar-sno-01", "aster-ha-01", "--server", url, "--interval", "100ms", "--timeout", "2m")
+	out, stderr, code := run(t, "wait", "cedar-sno-01", "aster-ha-01", "--server", url, "--interval", "100ms", "--timeout", "2m")
 	if code != ExitOK || !strings.Contains(out, "cedar-sno-01: installed") {
 		t.Fatalf("wait: exit %d\n%s\n%s", code, out, stderr)
 	}
@@ -295,12 +286,12 @@ func TestStatusAndWaitFollowARunningLoop(t *testing.T) {
 		}
 	}
 
-	code, out, _ = runMainOutput(t, "wait", "birch-sno-01", "--server", url, "--interval", "100ms", "--timeout", "3s")
+	out, _, code = run(t, "wait", "birch-sno-01", "--server", url, "--interval", "100ms", "--timeout", "3s")
 	if code != ExitWaitTimedOut || !strings.Contains(out, "validation has-cpu-cores-for-role fails: Require at least 8 CPU cores") {
 		t.Errorf("a stuck host: exit %d\n%s", code, out)
 	}
 
-	code, out, stderr = runMainOutput(t, "status", "--server", url)
+	out, stderr, code = run(t, "status", "--server", url)
 	for _, want := range []string{"aster-ha-01  Installed  PartiallyInstalled", "birch-sno-01  Provisioning  ValidationsFailing", "cedar-sno-01  Installed", "dune-sno-01"} {
 		if code != ExitOK || !strings.Contains(squeeze(out), want) {
 			t.Errorf("status --server (exit %d) lacks %q:\n%s\n%s", code, want, out, stderr)
@@ -308,15 +299,15 @@ func TestStatusAndWaitFollowARunningLoop(t *testing.T) {
 	}
 
 	// The status files the loop writes beside the sites say the same.
-	code, out, _ = runMainOutput(t, "status", "--dir", dir, "cedar-sno-01", "--server", "")
+	out, _, code = run(t, "status", "--dir", dir, "cedar-sno-01", "--server", "")
 	if code != ExitUsage {
 		t.Errorf("--dir with --server: exit %d", code)
 	}
-	code, out, stderr = runMainOutput(t, "wait", "cedar-sno-01", "--dir", dir, "--interval", "100ms", "--timeout", "1m")
+	out, stderr, code = run(t, "wait", "cedar-sno-01", "--dir", dir, "--interval", "100ms", "--timeout", "1m")
 	if code != ExitOK || !strings.Contains(out, "cedar-sno-01: installed") {
 		t.Errorf("wait --dir: exit %d\n%s\n%s", code, out, stderr)
 	}
-	code, out, stderr = runMainOutput(t, "status", "--dir", dir, "cedar-sno-01")
+	out, stderr, code = run(t, "status", "--dir", dir, "cedar-sno-01")
 	if code != ExitOK || !strings.Contains(out, "Phase:      Installed") {
 		t.Errorf("status --dir: exit %d\n%s\n%s", code, out, stderr)
 	}
@@ -326,7 +317,7 @@ func TestStatusAndWaitFollowARunningLoop(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "cedar-sno.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	code, out, stderr = runMainOutput(t, "wait", "cedar-sno-01", "--for", "deleted", "--server", url, "--interval", "100ms", "--timeout", "2m")
+	out, stderr, code = run(t, "wait", "cedar-sno-01", "--for", "deleted", "--server", url, "--interval", "100ms", "--timeout", "2m")
 	if code != ExitOK || !strings.Contains(out, "cedar-sno-01: deleted") {
 		t.Errorf("wait --for deleted: exit %d\n%s\n%s", code, out, stderr)
 	}

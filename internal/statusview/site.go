@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/internal/termtext"
 	"github.com/siteops/siteops/reconciler/source"
 	"github.com/siteops/siteops/reconciler/status"
 )
@@ -22,16 +23,16 @@ const maxEventsShown = 10
 // latest events.
 func WriteSite(w io.Writer, d *status.Document) error {
 	p := &printer{w: w}
-	p.line("Site:       %s", oneLine(d.Site))
+	p.line("Site:       %s", termtext.OneLine(d.Site))
 	p.line("Phase:      %s", d.Phase)
 	if d.Reason != "" {
 		p.line("Reason:     %s", d.Reason)
 	}
 	if d.Message != "" {
-		p.line("Message:    %s", oneLine(d.Message))
+		p.line("Message:    %s", termtext.OneLine(d.Message))
 	}
 	if a := status.AttentionLine(d); a != "" {
-		p.line("Attention:  %s", oneLine(a))
+		p.line("Attention:  %s", termtext.OneLine(a))
 	}
 	if d.Orphaned {
 		p.line("Orphaned:   no longer defined in the repository and not deleted: delete it with --prune, or add it back")
@@ -47,7 +48,7 @@ func WriteSite(w io.Writer, d *status.Document) error {
 	if vs := status.FailingValidations(d.Cluster.Validations); len(vs) > 0 {
 		p.section("Failing cluster validations")
 		for _, v := range vs {
-			p.line("  %s: %s", v.ID, oneLine(v.Message))
+			p.line("  %s: %s", v.ID, termtext.OneLine(v.Message))
 		}
 	}
 
@@ -62,16 +63,16 @@ func WriteSite(w io.Writer, d *status.Document) error {
 			for _, v := range status.FailingValidations(h.Validations) {
 				failing = append(failing, v.ID)
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d%%\t%s\n", oneLine(status.HostLabel(h)), dash(h.Role), dash(h.ProvisioningState),
-				dash(h.State), dash(oneLine(h.Stage)), h.Percent, dash(strings.Join(failing, ", ")))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d%%\t%s\n", termtext.OneLine(status.HostLabel(h)), dash(h.Role), dash(h.ProvisioningState),
+				dash(h.State), dash(termtext.OneLine(h.Stage)), h.Percent, dash(strings.Join(failing, ", ")))
 		}
 		tw.Flush()
 		for _, h := range d.Hosts {
 			for _, v := range status.FailingValidations(h.Validations) {
-				p.line("  %s %s: %s", oneLine(status.HostLabel(h)), v.ID, oneLine(v.Message))
+				p.line("  %s %s: %s", termtext.OneLine(status.HostLabel(h)), v.ID, termtext.OneLine(v.Message))
 			}
 			for _, dp := range h.DiskProblems {
-				p.line("  %s disk: %s", oneLine(status.HostLabel(h)), oneLine(dp))
+				p.line("  %s disk: %s", termtext.OneLine(status.HostLabel(h)), termtext.OneLine(dp))
 			}
 		}
 	}
@@ -84,11 +85,11 @@ func WriteSite(w io.Writer, d *status.Document) error {
 	for _, f := range d.Findings {
 		waived := ""
 		if f.Waived != "" {
-			waived = " (waived: " + oneLine(f.Waived) + ")"
+			waived = " (waived: " + termtext.OneLine(f.Waived) + ")"
 		}
-		p.line("  %s%s %s: %s [%s]", f.Severity, waived, f.Pos, oneLine(f.Message), f.Rule)
+		p.line("  %s%s %s: %s [%s]", f.Severity, waived, f.Pos, termtext.OneLine(f.Message), f.Rule)
 		if f.Remediation != "" {
-			p.line("    fix: %s", oneLine(f.Remediation))
+			p.line("    fix: %s", termtext.OneLine(f.Remediation))
 		}
 	}
 
@@ -97,7 +98,7 @@ func WriteSite(w io.Writer, d *status.Document) error {
 	for _, r := range d.Resources {
 		for _, c := range r.Conditions {
 			any = true
-			p.line("  %s %s: %s=%s %s %s", r.Kind, oneLine(r.Name), c.Type, c.Status, c.Reason, oneLine(c.Message))
+			p.line("  %s %s: %s=%s %s %s", r.Kind, termtext.OneLine(r.Name), c.Type, c.Status, c.Reason, termtext.OneLine(c.Message))
 		}
 	}
 	if !any {
@@ -111,7 +112,7 @@ func WriteSite(w io.Writer, d *status.Document) error {
 		p.line("  No event yet.")
 	}
 	for _, ev := range events[:min(len(events), maxEventsShown)] {
-		p.line("  %s  %s  %s  %s", ev.Time.UTC().Format("2006-01-02 15:04:05"), oneLine(ev.Object), ev.Reason, oneLine(ev.Message))
+		p.line("  %s  %s  %s  %s", ev.Time.UTC().Format("2006-01-02 15:04:05"), termtext.OneLine(ev.Object), ev.Reason, termtext.OneLine(ev.Message))
 	}
 	return p.err
 }
@@ -143,5 +144,5 @@ func parens(s string) string {
 	if s == "" {
 		return ""
 	}
-	return " (" + oneLine(s) + ")"
+	return " (" + termtext.OneLine(s) + ")"
 }

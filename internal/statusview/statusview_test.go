@@ -73,7 +73,7 @@ func TestTableKeepsValuesOnTheirRow(t *testing.T) {
 type fixedSource []status.Entry
 
 func (f fixedSource) Read(context.Context, []string) ([]status.Entry, error) { return f, nil }
-func (f fixedSource) String() string                                        { return "fixed" }
+func (f fixedSource) String() string                                         { return "fixed" }
 
 // On a terminal the progress bars are drawn once a read, erased before
 // the next, and messages print above them.

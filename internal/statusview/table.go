@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/siteops/siteops/internal/termtext"
 	"github.com/siteops/siteops/reconciler/source"
 	"github.com/siteops/siteops/reconciler/status"
 )
@@ -87,9 +88,9 @@ func writeTable(w io.Writer, entries []status.Entry, wide bool, now time.Time) e
 	fmt.Fprintln(tw, head)
 	for _, e := range entries {
 		if e.Err != nil {
-			cols := []string{oneLine(e.Site), "?", "-", "-", "-", "-", "-", oneLine(e.Err.Error())}
+			cols := []string{termtext.OneLine(e.Site), "?", "-", "-", "-", "-", "-", termtext.OneLine(e.Err.Error())}
 			if wide {
-				cols = []string{oneLine(e.Site), "?", "-", "-", "-", "-", "-", "-", "-", "-", oneLine(e.Err.Error())}
+				cols = []string{termtext.OneLine(e.Site), "?", "-", "-", "-", "-", "-", "-", "-", "-", termtext.OneLine(e.Err.Error())}
 			}
 			fmt.Fprintln(tw, strings.Join(cols, "\t"))
 			continue
@@ -102,14 +103,14 @@ func writeTable(w io.Writer, entries []status.Entry, wide bool, now time.Time) e
 		if !wide {
 			msg = truncate(msg, maxMessage)
 		}
-		cols := []string{oneLine(e.Site), string(d.Phase), dash(string(d.Reason)), strconv.Itoa(d.Cluster.Percent) + "%",
+		cols := []string{termtext.OneLine(e.Site), string(d.Phase), dash(string(d.Reason)), strconv.Itoa(d.Cluster.Percent) + "%",
 			fmt.Sprintf("%d/%d", status.HostsDone(d), len(d.Hosts)), dash(source.ShortRevision(d.Revision))}
 		if wide {
 			deny, warn := status.CountFindings(d.Findings)
 			cols = append(cols, dash(source.ShortRevision(d.ObservedRevision)), dash(source.ShortRevision(d.RefusedRevision)),
 				fmt.Sprintf("%d deny, %d warn", deny, warn))
 		}
-		cols = append(cols, Age(d, now), oneLine(msg))
+		cols = append(cols, Age(d, now), termtext.OneLine(msg))
 		fmt.Fprintln(tw, strings.Join(cols, "\t"))
 	}
 	return tw.Flush()
@@ -187,17 +188,6 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// oneLine keeps a value from the repository on its row: no tab or line
-// break of its own, no control character.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
 }
 
 func truncate(s string, n int) string {

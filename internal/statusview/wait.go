@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/internal/termtext"
 	"github.com/siteops/siteops/reconciler/status"
 )
 
@@ -162,7 +163,7 @@ func observe(w io.Writer, e status.Entry, st *siteState, o WaitOptions) []string
 			fmt.Fprintf(w, format+"\n", args...)
 		}
 	}
-	site := oneLine(e.Site)
+	site := termtext.OneLine(e.Site)
 	if errors.Is(e.Err, ErrNoStatusYet) && o.Goal == GoalInstalled {
 		if st.summary != "waiting" {
 			st.summary = "waiting"
@@ -174,7 +175,7 @@ func observe(w io.Writer, e status.Entry, st *siteState, o WaitOptions) []string
 		if !errors.Is(e.Err, ErrNotFound) && !errors.Is(e.Err, ErrNoStatusYet) {
 			if msg := e.Err.Error(); msg != st.summary {
 				st.summary = msg
-				fmt.Fprintf(w, "%s: %s\n", site, oneLine(msg))
+				fmt.Fprintf(w, "%s: %s\n", site, termtext.OneLine(msg))
 			}
 			return []string{site + ": unreadable"}
 		}
@@ -200,12 +201,12 @@ func observe(w io.Writer, e status.Entry, st *siteState, o WaitOptions) []string
 	if a := status.AttentionLine(d); a != st.attention {
 		st.attention = a
 		if a != "" {
-			fmt.Fprintf(w, "%s: needs attention: %s\n", site, oneLine(a))
+			fmt.Fprintf(w, "%s: needs attention: %s\n", site, termtext.OneLine(a))
 		}
 	}
 	lines := []string{fmt.Sprintf("%s  %-12s %s", site, d.Phase, bar(d.Cluster.Percent))}
 	for _, h := range d.Hosts {
-		label := oneLine(status.HostLabel(h))
+		label := termtext.OneLine(status.HostLabel(h))
 		now := hostLine(h)
 		if now != st.hosts[label] {
 			st.hosts[label] = now
@@ -216,7 +217,7 @@ func observe(w io.Writer, e status.Entry, st *siteState, o WaitOptions) []string
 			key := label + "/" + v.ID
 			if st.failing[key] != v.Message {
 				st.failing[key] = v.Message
-				fmt.Fprintf(w, "%s: host %s validation %s fails: %s\n", site, label, v.ID, oneLine(v.Message))
+				fmt.Fprintf(w, "%s: host %s validation %s fails: %s\n", site, label, v.ID, termtext.OneLine(v.Message))
 			}
 		}
 	}
@@ -235,7 +236,7 @@ func messageSuffix(d *status.Document) string {
 	if d.Message == "" {
 		return ""
 	}
-	return ": " + oneLine(d.Message)
+	return ": " + termtext.OneLine(d.Message)
 }
 
 // hostLine is a host's state, stage and percent.
@@ -247,11 +248,11 @@ func hostLine(h engine.HostStatus) string {
 	if h.Stage != "" {
 		s += ", " + h.Stage
 	}
-	return oneLine(fmt.Sprintf("%s %d%%", s, h.Percent))
+	return termtext.OneLine(fmt.Sprintf("%s %d%%", s, h.Percent))
 }
 
 func hostStage(h engine.HostStatus) string {
-	return oneLine(strings.TrimSpace(dash(h.State) + " " + h.Stage))
+	return termtext.OneLine(strings.TrimSpace(dash(h.State) + " " + h.Stage))
 }
 
 // barWidth is how many cells a progress bar has.
