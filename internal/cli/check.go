@@ -120,36 +120,22 @@ func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr i
 	if err != nil {
 		return usageError("load policies: %v", err)
 	}
-	w, err := findings.Get(f.output, findings.WithFailOnWarn(f.failOnWarn), findings.WithRules(engine.Rules()), findings.WithRoot(f.root))
-	if err != nil {
-		return usageError("%v", err)
-	}
 	if f.listRules {
 		for _, r := range engine.Rules() {
 			fmt.Fprintf(stdout, "%-50s %-4s %s (%s)\n", r.ID, r.Severity, r.Title, r.Source)
 		}
 		return nil
 	}
-	root, err := os.OpenRoot(f.root)
+	in, err := openFleet(fleetRoot{f.root, cmd.Flags().Changed("root")}, args, f.manifestsDir)
 	if err != nil {
-		return usageError("--root %s: %v", f.root, err)
+		return err
 	}
-	defer root.Close()
-	if len(args) == 0 {
-		args = []string{"."}
-	}
-	paths, err := rootRelative(f.root, args)
+	defer in.root.Close()
+	f.root = in.dir
+	paths, opts := in.paths, in.renderOpts
+	w, err := findings.Get(f.output, findings.WithFailOnWarn(f.failOnWarn), findings.WithRules(engine.Rules()), findings.WithRoot(f.root))
 	if err != nil {
 		return usageError("%v", err)
-	}
-	var opts []render.Option
-	if f.manifestsDir != "" {
-		dir, err := sites.ReadManifestDir(os.DirFS(f.manifestsDir), ".")
-		if err != nil {
-			return usageError("--extra-manifests-dir %s: %v", f.manifestsDir, err)
-		}
-		dir.Path = f.manifestsDir
-		opts = append(opts, render.WithDefaultManifests(dir))
 	}
 	loadOpts := []sites.Option{sites.WithStrict(f.strict), sites.WithAllowRemoteBases(f.allowRemote)}
 	var base *checkBase
@@ -162,7 +148,7 @@ func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr i
 	if base != nil {
 		checkOpts = append(checkOpts, policy.WithChange(base.change))
 	}
-	rep, err := streamCheck(cmd.Context(), engine, root.FS(), paths, loadOpts, opts, checkOpts)
+	rep, err := streamCheck(cmd.Context(), engine, in.root.FS(), paths, loadOpts, opts, checkOpts)
 	if err != nil {
 		var pe *policy.PolicyError
 		if errors.As(err, &pe) {
@@ -177,6 +163,9 @@ func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr i
 			return fmt.Errorf("check the base revision %s: %w", f.base, err)
 		}
 		rep.Since(baseRep, f.base)
+	}
+	if rep.Sites == 0 && len(rep.Findings) == 0 {
+		return noSiteError(in)
 	}
 	rep.Sort()
 	if err := w.Write(stdout, rep); err != nil {

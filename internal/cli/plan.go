@@ -70,11 +70,12 @@ func runPlan(cmd *cobra.Command, f *planFlags, args []string, stdout, stderr io.
 		return usageError("--allow-deletions %d: give a number of sites, 0 or more", f.allowDeletions)
 	}
 	ctx := cmd.Context()
-	in, err := openFleet(f.root, args, f.manifestsDir)
+	in, err := openFleet(fleetRoot{f.root, cmd.Flags().Changed("root")}, args, f.manifestsDir)
 	if err != nil {
 		return err
 	}
 	defer in.root.Close()
+	f.root = in.dir
 	eng, err := policy.Load(ctx)
 	if err != nil {
 		return err
