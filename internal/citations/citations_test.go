@@ -87,7 +87,6 @@ func TestScanAllowedAndSkipped(t *testing.T) {
 	}
 }
 
-
 // TestRepositoryCitesReadableSources fails on every citation in the
 // repository that a reader cannot open, naming its file and line.
 func TestRepositoryCitesReadableSources(t *testing.T) {
