@@ -63,7 +63,9 @@ func TestDeleteOrderAndStuckFinalizer(t *testing.T) {
 		ns, err := cs.CoreV1().Namespaces().Get(ctx, site, metav1.GetOptions{})
 		return err == nil && ns.DeletionTimestamp != nil
 	})
-	st = waitStatus(t, del, site, func(st engine.SiteStatus) bool { return strings.Contains(st.Message, "Namespace "+site+" is still there") })
+	st = waitStatus(t, del, site, func(st engine.SiteStatus) bool {
+		return strings.Contains(st.Message, "Namespace "+site+" is still there")
+	})
 	if !strings.Contains(st.Message, "kubernetes (removed by the namespace controller") {
 		t.Errorf("the stuck namespace's message does not name its finalizer: %s", st.Message)
 	}
