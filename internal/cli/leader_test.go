@@ -82,15 +82,10 @@ func (r *replica) wroteStatus() bool {
 // of the lease writes status; when it stops, the other takes the lease
 // and goes on.
 func TestLeaderElection(t *testing.T) {
-	h := hubtest.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	prepareHub(t, ctx, h, "../../examples/fleet")
 	const leaseNS = "siteops-leader-test"
-	cs := kubernetes.NewForConfigOrDie(h.Config())
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: leaseNS}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
+	h, cs := leaseHub(t, ctx, leaseNS)
 
 	a := startReplica(t, h.Kubeconfig(), leaseNS)
 	waitUntil(t, ctx, "the first replica leads and writes status", a.wroteStatus)
@@ -126,15 +121,10 @@ func TestLeaderElection(t *testing.T) {
 // lease): the other replica takes the lease once it expires and writes
 // status; it wrote none before.
 func TestLeaderKilled(t *testing.T) {
-	h := hubtest.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	prepareHub(t, ctx, h, "../../examples/fleet")
 	const leaseNS = "siteops-leader-kill-test"
-	cs := kubernetes.NewForConfigOrDie(h.Config())
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: leaseNS}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
+	h, _ := leaseHub(t, ctx, leaseNS)
 	a, cmd := startReplicaProcess(t, h.Kubeconfig(), leaseNS)
 	waitUntil(t, ctx, "the first replica leads and writes status", a.wroteStatus)
 	b := startReplica(t, h.Kubeconfig(), leaseNS)
@@ -156,6 +146,19 @@ func TestLeaderKilled(t *testing.T) {
 	}
 	b.cancel()
 	<-b.code
+}
+
+// leaseHub is the shared hub prepared for the example fleet, with the
+// namespace of the lease.
+func leaseHub(t *testing.T, ctx context.Context, leaseNS string) (*hubtest.Hub, kubernetes.Interface) {
+	t.Helper()
+	h := hubtest.Shared(t)
+	prepareHub(t, ctx, h, "../../examples/fleet")
+	cs := kubernetes.NewForConfigOrDie(h.Config())
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: leaseNS}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	return h, cs
 }
 
 func waitUntil(t *testing.T, ctx context.Context, what string, cond func() bool) {
