@@ -37,13 +37,9 @@ func (c *converter) pullSecret() {
 		"pullSecretRef.name is empty, and a ClusterInstance requires one")
 }
 
-func (c *converter) imageSet() {
-	ref := c.cluster.ClusterImageSetNameRef
-	if ref == "" {
-		ref = c.sc.Spec.ClusterImageSetNameRef
-	}
-	c.spec["clusterImageSetNameRef"] = ref
-}
+// imageSet: the cluster's ref, else the site's; the site model resolves
+// it that way for every reader.
+func (c *converter) imageSet() { c.spec["clusterImageSetNameRef"] = c.site.Model().Cluster.ImageSet }
 
 func (c *converter) sshPublicKey() { setString(c.spec, "sshPublicKey", c.sc.Spec.SshPublicKey) }
 
@@ -56,8 +52,10 @@ func (c *converter) sshPrivateKey() {
 }
 
 // clusterType is explicit in ClusterInstance; SiteConfig derived it from
-// the master count (siteconfig-v1.md §5.9), which is what the webhook's
-// node-count rules check against (clusterinstance.md §7.1).
+// the master count (cnf-features-deploy
+// ztp/siteconfig-generator/siteConfig/siteConfig.go), which is what the
+// webhook's node-count rules check against (stolostron/siteconfig
+// api/v1alpha1/clusterinstance_webhook.go).
 func (c *converter) clusterType() {
 	t := sites.ClusterTypeCIHA
 	if c.cluster.NumMasters == 1 {
@@ -206,7 +204,9 @@ func (c *converter) proxy() {
 }
 
 // diskEncryptionTypes maps SiteConfig's encryption types to
-// ClusterInstance's (siteconfig-v1.md §2.3, clusterinstance.md §1.1).
+// ClusterInstance's (cnf-features-deploy
+// ztp/siteconfig-generator/siteConfig/siteConfig.go, stolostron/siteconfig
+// api/v1alpha1/clusterinstance_types.go).
 var diskEncryptionTypes = map[string]string{"none": "none", "tpm2": "tpmv2", "nbde": "tang"}
 
 // diskEncryption carries the settings over, but their effect does not
@@ -247,7 +247,8 @@ func (c *converter) diskEncryption() {
 }
 
 // Labels the default ManagedCluster template writes itself; template keys
-// win over extraLabels (clusterinstance.md §2).
+// win over extraLabels (stolostron/siteconfig
+// internal/templates/assisted-installer/template.go).
 var managedClusterTemplateLabels = []string{"vendor", "cloud"}
 
 func (c *converter) clusterLabels() {
@@ -273,8 +274,10 @@ func extraLabels(spec map[string]any) map[string]any {
 	return m
 }
 
-// namespace: the generator rendered the cluster's Namespace; ClusterInstance
-// lives in that namespace and renders none (clusterinstance.md §2.1).
+// namespace: the generator rendered the cluster's Namespace;
+// ClusterInstance lives in that namespace and renders none
+// (stolostron/siteconfig
+// internal/templates/assisted-installer/template.go).
 func (c *converter) namespace() {
 	c.note(c.path("clusterName"), ManualStep,
 		"ClusterInstance renders no Namespace and is itself created in namespace %s: create that Namespace (the SiteConfig rendered it) before the ClusterInstance, with the pull and BMC Secrets in it as before", c.site.Name)

@@ -11,8 +11,9 @@ import (
 )
 
 // DefaultTemplateNamespace is where the SiteConfig operator keeps its
-// default template ConfigMaps (clusterinstance.md §2: the operator's own
-// namespace, open-cluster-management in an ACM install).
+// default template ConfigMaps: the operator's own namespace,
+// open-cluster-management in an ACM install (stolostron/siteconfig
+// cmd/main.go).
 const DefaultTemplateNamespace = "open-cluster-management"
 
 // ErrNotSiteConfig is returned for a site that is not a SiteConfig cluster

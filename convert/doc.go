@@ -12,7 +12,7 @@
 //
 // # Why a report
 //
-// The two APIs do not cover the same ground (clusterinstance.md §8):
+// The two APIs do not cover the same ground (docs/convert.md):
 // ClusterInstance has no crTemplates, BIOS profiles, extra-manifest
 // directories or site ConfigMap, renders its objects from template
 // ConfigMaps instead of built-in Go templates, and spells some fields
@@ -27,6 +27,16 @@
 // field, its ClusterInstance counterpart and the function that carries it
 // over); docs/convert.md shows the same table, and a test keeps the two in
 // step and checks that every SiteConfig field has a row.
+//
+// # Format fields and the site model
+//
+// The rows read the SiteConfig types field by field: a note has to name
+// the field as the user wrote it (apiVIP or apiVIPs, an empty role or
+// master), which the normalized model (sites.Model) folds together. A
+// normalized fact is read from the model (the image set, the cluster's or
+// else the site's), and a test checks that every converted
+// ClusterInstance normalizes to the same model as its SiteConfig, apart
+// from what the report says changes.
 //
 // # What is refused
 //

@@ -12,14 +12,16 @@ import (
 // Rows of the mapping table (mapping.go) for what the SiteConfig generator
 // built from files and ClusterInstance leaves to the user: the
 // extra-manifest ConfigMap, crTemplates, BIOS profiles and the v2 site
-// ConfigMap (clusterinstance.md §8).
+// ConfigMap (docs/convert.md).
 
 // extraManifests: the generator built a ConfigMap named after the cluster
 // from the extra-manifest directories and pointed the AgentClusterInstall
-// at it (siteconfig-v1.md §5.2). ClusterInstance only references
-// ConfigMaps (extraManifestsRefs), and its controller refuses to render
-// until each one exists. The reference keeps the generator's name, so the
-// AgentClusterInstall points at the same ConfigMap as before.
+// at it (cnf-features-deploy
+// ztp/siteconfig-generator/siteConfig/siteConfigBuilder.go).
+// ClusterInstance only references ConfigMaps (extraManifestsRefs), and its
+// controller refuses to render until each one exists. The reference keeps
+// the generator's name, so the AgentClusterInstall points at the same
+// ConfigMap as before.
 func (c *converter) extraManifests() {
 	name := c.site.Name
 	refs := []any{map[string]any{"name": name}}
@@ -135,7 +137,9 @@ func (c *converter) crTemplate(path, kind, file, scope string) {
 func (c *converter) siteCRTemplates() {
 	for _, kind := range sortedKeys(c.sc.Spec.CrTemplates) {
 		if _, own := c.cluster.CrTemplates[kind]; own {
-			continue // the cluster's override wins (siteconfig-v1.md §5.3)
+			// The cluster's override wins, as in the generator
+			// (siteConfigBuilder.go).
+			continue
 		}
 		c.crTemplate(keyPath("spec.crTemplates", kind), kind, c.sc.Spec.CrTemplates[kind], "every node")
 	}
@@ -155,7 +159,9 @@ func (c *converter) nodeCRTemplates(i int) {
 
 // BIOS profiles: the generator rendered a HostFirmwareSettings per node
 // from the node's, else the cluster's, else the site's profile
-// (siteconfig-v1.md §5.6). Each level is reported where it was in effect.
+// (cnf-features-deploy
+// ztp/siteconfig-generator/siteConfig/siteConfigBuilder.go). Each level is
+// reported where it was in effect.
 
 func (c *converter) biosNote(path, file, scope string) {
 	c.note(path, ManualStep,

@@ -3,14 +3,16 @@ package convert
 // The field mapping, SiteConfig → ClusterInstance, in one place.
 //
 // Sources: the SiteConfig schema and what the generator does with each
-// field are in siteconfig-v1.md §2, §3 and §5; the ClusterInstance schema is
-// clusterinstance.md §1, its default Assisted-Installer templates §2.1, and
-// the differences between the two APIs §8 (fields dropped or renamed,
-// crTemplates, crAnnotations, crSuppression, clusterLabels, extra
-// manifests, ironicInspect, cluster type). The upstream converter
-// (cnf-features-deploy ztp/tools/siteconfig-converter) maps the same way
-// where the two agree; where this table differs it says why in the row's
-// function.
+// field are in cnf-features-deploy ztp/siteconfig-generator/siteConfig
+// (siteConfig.go, siteConfigBuilder.go); the ClusterInstance schema is
+// stolostron/siteconfig api/v1alpha1/clusterinstance_types.go and its
+// default Assisted-Installer templates internal/templates/assisted-installer/
+// template.go. docs/convert.md sets out the differences between the two
+// APIs (fields dropped or renamed, crTemplates, crAnnotations,
+// crSuppression, clusterLabels, extra manifests, ironicInspect, cluster
+// type). The upstream converter (cnf-features-deploy
+// ztp/tools/siteconfig-converter) maps the same way where the two agree;
+// where this table differs it says why in the row's function.
 //
 // Every field of sites.SiteConfig, sites.Clusters and sites.Nodes has a row
 // (TestEveryFieldHasARule); docs/convert.md shows this table

@@ -8,17 +8,21 @@ import (
 // crAnnotations and crSuppression rows of the mapping table (mapping.go).
 //
 // Both APIs key these by kind, but they reach different objects. The
-// SiteConfig generator looked cluster-level entries up for every object
-// and node-level entries only for node objects (NMStateConfig,
-// BareMetalHost, HostFirmwareSettings); cluster-level crSuppression only
-// ever suppressed cluster objects (siteconfig-v1.md §2.3, §5.4). In
+// SiteConfig generator looked cluster-level entries up for every object and
+// node-level entries only for node objects (NMStateConfig, BareMetalHost,
+// HostFirmwareSettings); cluster-level crSuppression only ever suppressed
+// cluster objects (cnf-features-deploy
+// ztp/siteconfig-generator/siteConfig/siteConfigBuilder.go). In
 // ClusterInstance a cluster-level entry reaches every object of the kind
 // and a node-level entry reaches that node's InfraEnv, NMStateConfig and
-// BareMetalHost (clusterinstance.md §1.2, §2). Entries that had no effect
-// before are not carried over, since they would take effect now.
+// BareMetalHost (stolostron/siteconfig
+// api/v1alpha1/clusterinstance_types.go, stolostron/siteconfig
+// internal/templates/assisted-installer/template.go). Entries that had no
+// effect before are not carried over, since they would take effect now.
 
 // Kinds the default Assisted-Installer templates render
-// (clusterinstance.md §2.1), per template set.
+// (stolostron/siteconfig
+// internal/templates/assisted-installer/template.go), per template set.
 var (
 	ciClusterKinds = []string{"AgentClusterInstall", "ClusterDeployment", "ManagedCluster", "KlusterletAddonConfig"}
 	ciNodeKinds    = []string{"InfraEnv", "NMStateConfig", "BareMetalHost"}

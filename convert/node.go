@@ -10,7 +10,8 @@ import (
 
 // Node rows of the mapping table (mapping.go). The SiteConfig generator
 // checked none of these values; ClusterInstance's CRD and webhook check
-// several (clusterinstance.md §1.2, §7.1), so a value they would reject
+// several (stolostron/siteconfig api/v1alpha1/clusterinstance_types.go and
+// api/v1alpha1/clusterinstance_webhook.go), so a value they would reject
 // stops the conversion with the SiteConfig field to fix.
 
 // required reports whether a string the CRD requires is set, and fails
@@ -133,8 +134,10 @@ func (c *converter) nodeIgnitionOverride(i int) {
 
 // role: SiteConfig counted "" and "master" as masters and anything else as
 // a worker, writing the raw value into the BareMetalHost's role annotation
-// (siteconfig-v1.md §2.4); ClusterInstance takes master, worker or
-// arbiter, and an arbiter needs clusterType HighlyAvailableArbiter.
+// (cnf-features-deploy
+// ztp/siteconfig-generator/siteConfig/siteConfigBuilder.go);
+// ClusterInstance takes master, worker or arbiter, and an arbiter needs
+// clusterType HighlyAvailableArbiter.
 func (c *converter) role(i int) {
 	n := &c.cluster.Nodes[i]
 	path := c.nodePath(i, "role")

@@ -24,8 +24,10 @@ import (
 
 // templateDifferences are the differences between the SiteConfig
 // generator's output and the SiteConfig operator's default
-// Assisted-Installer templates for the same cluster (siteconfig-v1.md §3,
-// clusterinstance.md §2.1, §8). The facts leave them out.
+// Assisted-Installer templates for the same cluster (cnf-features-deploy
+// ztp/siteconfig-generator/siteConfig/clusterCRsV1.go and clusterCRsV2.go;
+// stolostron/siteconfig internal/templates/assisted-installer/template.go).
+// The facts leave them out.
 var templateDifferences = []struct {
 	what  string
 	check func(orig, ci *render.Bundle, hosts []string) error

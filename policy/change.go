@@ -91,73 +91,77 @@ type immutableField struct {
 	why string
 	// value reads it, as text, from a normalized site or node.
 	cluster func(*view) string
-	node    func(*nodeView) string
+	node    func(*sites.NodeModel) string
 	// at, when set, names the part of a node field that changed (the
 	// entry of a list, the key of a map), for the position: the key
 	// itself when nil.
-	at func(old, now *nodeView) string
+	at func(old, now *sites.NodeModel) string
 }
 
-// Why texts of the immutable fields (assisted-engine.md §8.5,
-// clusterinstance.md §7.1).
+// Why texts of the immutable fields, each naming the upstream code that
+// refuses or ignores the change.
 const (
 	whyACI = "the AgentClusterInstall spec is immutable once installation has started " +
-		"(assisted-engine.md §8.5; ClusterInstance: clusterinstance.md §7.1)"
+		"(assisted-service pkg/webhooks/hiveextension/v1beta1/agentclusterinstall_validation_hook.go; " +
+		"ClusterInstance: the siteconfig operator's webhook, api/v1alpha1/clusterinstance_webhook.go)"
 	whyCD = "the ClusterDeployment's cluster name and base domain name the installed cluster " +
-		"(hive; ClusterInstance: clusterinstance.md §7.1, not a path that may change after provisioning)"
+		"(hive pkg/validating-webhooks/hive/v1/clusterdeployment_validating_admission_hook.go; ClusterInstance: " +
+		"not a path that may change after provisioning, api/v1alpha1/clusterinstance_webhook.go)"
 	whyInstallConfig = "install-config overrides are applied only while the cluster is insufficient, ready, " +
-		"pending-for-input or adding-hosts (assisted-engine.md §8.4)"
-	whyInfraEnv = "the InfraEnv's cpuArchitecture is immutable (assisted-engine.md §8.5)"
-	whyHost     = "an installed host keeps its hardware identity; bmcAddress, bootMACAddress and interface MACs " +
-		"change only with a reinstall (clusterinstance.md §6, §7.1)"
+		"pending-for-input or adding-hosts (assisted-service internal/bminventory/inventory.go)"
+	whyInfraEnv = "the InfraEnv's cpuArchitecture is immutable " +
+		"(assisted-service pkg/webhooks/agentinstall/v1beta1/infraenv_admission_hook.go)"
+	whyHost = "an installed host keeps its hardware identity; bmcAddress, bootMACAddress and interface MACs " +
+		"change only with a reinstall (the siteconfig operator's webhook, api/v1alpha1/clusterinstance_webhook.go)"
 	whyAgent = "an Agent's role and installation disk reach assisted-service only before the host installs " +
-		"(assisted-engine.md §8.5); the ClusterInstance webhook refuses the change (clusterinstance.md §7.1)"
+		"(assisted-service internal/controller/controllers/agent_controller.go); the ClusterInstance webhook " +
+		"refuses the change (api/v1alpha1/clusterinstance_webhook.go)"
 )
 
 // immutableCluster and immutableNode are the fields the change rule
 // compares, in message order.
 var immutableCluster = []immutableField{
-	{key: "name", what: "cluster name", why: whyCD, cluster: func(v *view) string { return v.cluster.name }},
-	{key: "baseDomain", what: "base domain", why: whyCD, cluster: func(v *view) string { return v.cluster.baseDomain }},
+	{key: "name", what: "cluster name", why: whyCD, cluster: func(v *view) string { return v.m.Cluster.Name }},
+	{key: "baseDomain", what: "base domain", why: whyCD, cluster: func(v *view) string { return v.m.Cluster.BaseDomain }},
 	{key: "imageSet", what: "image set (the release installed)", why: whyACI + "; imageSetRef itself never changes",
-		cluster: func(v *view) string { return v.cluster.imageSet }},
-	{key: "networkType", what: "network type", why: whyACI, cluster: func(v *view) string { return v.cluster.networkType }},
+		cluster: func(v *view) string { return v.m.Cluster.ImageSet }},
+	{key: "networkType", what: "network type", why: whyACI, cluster: func(v *view) string { return v.m.Cluster.NetworkType }},
 	{key: "clusterNetworks", what: "cluster networks", why: whyACI, cluster: func(v *view) string {
-		list := make([]string, len(v.cluster.clusterNetworks))
-		for i, n := range v.cluster.clusterNetworks {
-			list[i] = fmt.Sprintf("%s/hostPrefix %d", n.cidr, n.hostPrefix)
+		list := make([]string, len(v.m.Cluster.ClusterNetworks))
+		for i, n := range v.m.Cluster.ClusterNetworks {
+			list[i] = fmt.Sprintf("%s/hostPrefix %d", n.Cidr, n.HostPrefix)
 		}
 		return listText(list)
 	}},
-	{key: "machineNetworks", what: "machine networks", why: whyACI, cluster: func(v *view) string { return listText(v.cluster.machineNetworks) }},
-	{key: "serviceNetworks", what: "service networks", why: whyACI, cluster: func(v *view) string { return listText(v.cluster.serviceNetworks) }},
-	{key: "apiVIPs", what: "API VIPs", why: whyACI, cluster: func(v *view) string { return listText(v.cluster.apiVIPs) }},
-	{key: "ingressVIPs", what: "ingress VIPs", why: whyACI, cluster: func(v *view) string { return listText(v.cluster.ingressVIPs) }},
-	{key: "platformType", what: "platform type", why: whyACI, cluster: func(v *view) string { return v.cluster.platformType }},
-	{key: "sshKey", what: "SSH public key", why: whyACI, cluster: func(v *view) string { return v.cluster.sshKey }},
+	{key: "machineNetworks", what: "machine networks", why: whyACI, cluster: func(v *view) string { return listText(v.m.Cluster.MachineNetworks) }},
+	{key: "serviceNetworks", what: "service networks", why: whyACI, cluster: func(v *view) string { return listText(v.m.Cluster.ServiceNetworks) }},
+	{key: "apiVIPs", what: "API VIPs", why: whyACI, cluster: func(v *view) string { return listText(v.m.Cluster.APIVIPs) }},
+	{key: "ingressVIPs", what: "ingress VIPs", why: whyACI, cluster: func(v *view) string { return listText(v.m.Cluster.IngressVIPs) }},
+	{key: "platformType", what: "platform type", why: whyACI, cluster: func(v *view) string { return v.m.Cluster.PlatformType }},
+	{key: "sshKey", what: "SSH public key", why: whyACI, cluster: func(v *view) string { return v.m.Cluster.SSHKey }},
 	{key: "proxy", what: "proxy", why: whyACI, cluster: func(v *view) string {
-		if p := v.cluster.proxy; p != nil {
+		if p := v.m.Cluster.Proxy; p != nil {
 			return fmt.Sprintf("httpProxy=%s httpsProxy=%s noProxy=%s", p.HttpProxy, p.HttpsProxy, p.NoProxy)
 		}
 		return ""
 	}},
-	{key: "installConfigOverrides", what: "installConfigOverrides", why: whyInstallConfig, cluster: func(v *view) string { return v.cluster.installConfigOverrides }},
-	{key: "cpuArchitecture", what: "CPU architecture", why: whyInfraEnv, cluster: func(v *view) string { return v.cluster.cpuArch }},
+	{key: "installConfigOverrides", what: "installConfigOverrides", why: whyInstallConfig, cluster: func(v *view) string { return v.m.Cluster.InstallConfigOverrides }},
+	{key: "cpuArchitecture", what: "CPU architecture", why: whyInfraEnv, cluster: func(v *view) string { return v.m.Cluster.CPUArchitecture }},
 }
 
 var immutableNode = []immutableField{
-	{key: "bootMACAddress", what: "boot MAC", why: whyHost, node: func(n *nodeView) string { return normalizeMAC(n.bootMAC) }},
-	{key: "bmcAddress", what: "BMC address", why: whyHost, node: func(n *nodeView) string { return strings.TrimSpace(n.bmcAddress) }},
-	{key: "nodeNetwork.interfaces", what: "interface MACs", why: whyHost, node: func(n *nodeView) string {
-		list := make([]string, len(n.interfaces))
-		for i, itf := range n.interfaces {
+	{key: "bootMACAddress", what: "boot MAC", why: whyHost, node: func(n *sites.NodeModel) string { return normalizeMAC(n.BootMACAddress) }},
+	{key: "bmcAddress", what: "BMC address", why: whyHost, node: func(n *sites.NodeModel) string { return strings.TrimSpace(n.BmcAddress) }},
+	{key: "nodeNetwork.interfaces", what: "interface MACs", why: whyHost, node: func(n *sites.NodeModel) string {
+		list := make([]string, len(n.Interfaces))
+		for i, itf := range n.Interfaces {
 			list[i] = itf.Name + "=" + normalizeMAC(itf.MacAddress)
 		}
 		slices.Sort(list)
 		return listText(list)
-	}, at: func(old, now *nodeView) string {
-		for j, itf := range now.interfaces {
-			if !slices.ContainsFunc(old.interfaces, func(o sites.Interfaces) bool {
+	}, at: func(old, now *sites.NodeModel) string {
+		for j, itf := range now.Interfaces {
+			if !slices.ContainsFunc(old.Interfaces, func(o sites.Interfaces) bool {
 				return o.Name == itf.Name && normalizeMAC(o.MacAddress) == normalizeMAC(itf.MacAddress)
 			}) {
 				return fmt.Sprintf("nodeNetwork.interfaces[%d].macAddress", j)
@@ -165,16 +169,16 @@ var immutableNode = []immutableField{
 		}
 		return "nodeNetwork.interfaces"
 	}},
-	{key: "role", what: "role", why: whyAgent, node: func(n *nodeView) string { return n.role }},
-	{key: "rootDeviceHints", what: "root device hints", why: whyAgent, node: func(n *nodeView) string {
-		if len(n.rootDeviceHints) == 0 {
+	{key: "role", what: "role", why: whyAgent, node: func(n *sites.NodeModel) string { return n.Role }},
+	{key: "rootDeviceHints", what: "root device hints", why: whyAgent, node: func(n *sites.NodeModel) string {
+		if len(n.RootDeviceHints) == 0 {
 			return ""
 		}
-		b, _ := json.Marshal(n.rootDeviceHints) // map keys sorted: stable text
+		b, _ := json.Marshal(n.RootDeviceHints) // map keys sorted: stable text
 		return string(b)
-	}, at: func(old, now *nodeView) string {
-		for _, k := range slices.Sorted(maps.Keys(now.rootDeviceHints)) {
-			if !reflect.DeepEqual(old.rootDeviceHints[k], now.rootDeviceHints[k]) {
+	}, at: func(old, now *sites.NodeModel) string {
+		for _, k := range slices.Sorted(maps.Keys(now.RootDeviceHints)) {
+			if !reflect.DeepEqual(old.RootDeviceHints[k], now.RootDeviceHints[k]) {
 				return "rootDeviceHints." + k
 			}
 		}
@@ -222,14 +226,14 @@ func (e *Engine) immutableFindings(c *Change, base, head *view) []report.Finding
 			fmt.Sprintf("the %s", f.what), old, now, f.why))
 	}
 	hosts, perHost := c.StartedHosts[s.Name]
-	byName := map[string]*nodeView{}
-	for i := range base.nodes {
-		byName[strings.ToLower(base.nodes[i].hostname)] = &base.nodes[i]
+	byName := map[string]*sites.NodeModel{}
+	for i := range base.m.Nodes {
+		byName[strings.ToLower(base.m.Nodes[i].HostName)] = &base.m.Nodes[i]
 	}
-	for i := range head.nodes {
-		n := &head.nodes[i]
-		old, ok := byName[strings.ToLower(n.hostname)]
-		if !ok || perHost && !hosts[n.hostname] {
+	for i := range head.m.Nodes {
+		n := &head.m.Nodes[i]
+		old, ok := byName[strings.ToLower(n.HostName)]
+		if !ok || perHost && !hosts[n.HostName] {
 			continue // a new host (day 2), or one not installed yet
 		}
 		for _, f := range immutableNode {
@@ -241,8 +245,8 @@ func (e *Engine) immutableFindings(c *Change, base, head *view) []report.Finding
 			if f.at != nil {
 				sub = f.at(old, n)
 			}
-			out = append(out, e.immutableFinding(c, s, n.path+"."+sub, base.site.Pos(old.path+"."+f.key),
-				fmt.Sprintf("the %s of host %s", f.what, n.hostname), was, now, f.why))
+			out = append(out, e.immutableFinding(c, s, n.Path+"."+sub, base.site.Pos(old.Path+"."+f.key),
+				fmt.Sprintf("the %s of host %s", f.what, n.HostName), was, now, f.why))
 		}
 	}
 	return out
@@ -276,12 +280,13 @@ func baseName(c *Change) string {
 // clusterField is the document path a cluster field of the input is read
 // from: the first entry's for a list, the cluster's own for an empty one.
 func (v *view) clusterField(key string) string {
-	switch f := v.fields[key].(type) {
-	case string:
-		return f
-	case []string:
-		if len(f) > 0 {
-			return f[0]
+	for _, f := range clusterFields {
+		switch {
+		case f.key != key:
+		case f.list == nil:
+			return f.path(&v.m.Paths)
+		case len(f.list(&v.m.Paths)) > 0:
+			return f.list(&v.m.Paths)[0]
 		}
 	}
 	return v.path

@@ -66,40 +66,41 @@ var factKinds = []struct {
 	collect func(v *view, add func(fact))
 }{
 	{factMACs, func(v *view, add func(fact)) {
-		for i := range v.nodes {
-			n := &v.nodes[i]
-			add(fact{key: normalizeMAC(n.bootMAC), value: n.bootMAC, node: n.path, hostname: n.hostname,
-				field: n.path + ".bootMACAddress", itf: -1})
-			for j, itf := range n.interfaces {
-				add(fact{key: normalizeMAC(itf.MacAddress), value: itf.MacAddress, node: n.path, hostname: n.hostname,
-					field: fmt.Sprintf("%s.nodeNetwork.interfaces[%d].macAddress", n.path, j), itf: j, name: itf.Name})
+		for i := range v.m.Nodes {
+			n := &v.m.Nodes[i]
+			add(fact{key: normalizeMAC(n.BootMACAddress), value: n.BootMACAddress, node: n.Path, hostname: n.HostName,
+				field: n.Path + ".bootMACAddress", itf: -1})
+			for j, itf := range n.Interfaces {
+				add(fact{key: normalizeMAC(itf.MacAddress), value: itf.MacAddress, node: n.Path, hostname: n.HostName,
+					field: fmt.Sprintf("%s.nodeNetwork.interfaces[%d].macAddress", n.Path, j), itf: j, name: itf.Name})
 			}
 		}
 	}},
 	{factHostnames, func(v *view, add func(fact)) {
-		for i := range v.nodes {
-			n := &v.nodes[i]
-			add(fact{key: strings.ToLower(strings.TrimSpace(n.hostname)), value: n.hostname, node: n.path,
-				hostname: n.hostname, field: n.path + ".hostName", itf: -1})
+		for i := range v.m.Nodes {
+			n := &v.m.Nodes[i]
+			add(fact{key: strings.ToLower(strings.TrimSpace(n.HostName)), value: n.HostName, node: n.Path,
+				hostname: n.HostName, field: n.Path + ".hostName", itf: -1})
 		}
 	}},
 	{factBMCs, func(v *view, add func(fact)) {
-		for i := range v.nodes {
-			n := &v.nodes[i]
-			_, key := bmcScheme(n.bmcAddress)
-			add(fact{key: key, value: n.bmcAddress, node: n.path, hostname: n.hostname, field: n.path + ".bmcAddress", itf: -1})
+		for i := range v.m.Nodes {
+			n := &v.m.Nodes[i]
+			_, key := bmcScheme(n.BmcAddress)
+			add(fact{key: key, value: n.BmcAddress, node: n.Path, hostname: n.HostName, field: n.Path + ".bmcAddress", itf: -1})
 		}
 	}},
 	{factVIPs, func(v *view, add func(fact)) {
-		for i, vip := range v.cluster.apiVIPs {
-			add(fact{key: strings.TrimSpace(vip), value: vip, field: v.fields["apiVIPs"].([]string)[i], itf: -1})
+		for i, vip := range v.m.Cluster.APIVIPs {
+			add(fact{key: strings.TrimSpace(vip), value: vip, field: v.m.Paths.APIVIPs[i], itf: -1})
 		}
-		for i, vip := range v.cluster.ingressVIPs {
-			add(fact{key: strings.TrimSpace(vip), value: vip, field: v.fields["ingressVIPs"].([]string)[i], itf: -1})
+		for i, vip := range v.m.Cluster.IngressVIPs {
+			add(fact{key: strings.TrimSpace(vip), value: vip, field: v.m.Paths.IngressVIPs[i], itf: -1})
 		}
 	}},
 	{factClusterNames, func(v *view, add func(fact)) {
-		add(fact{key: strings.ToLower(v.cluster.name), value: v.cluster.name, field: v.fields["name"].(string), itf: -1})
+		name := v.m.Cluster.Name
+		add(fact{key: strings.ToLower(name), value: name, field: v.m.Paths.Name, itf: -1})
 	}},
 }
 

@@ -24,62 +24,33 @@ import (
 // "<rule-id>: <reason>", several separated by newlines or commas.
 const AnnotationWaive = "siteops.io/waive"
 
-// view is a site normalized to one shape for both formats: what the
-// input document's "site" holds, and what the fleet index is built from.
+// view is what a site's input document and fleet facts are built from:
+// the normalized site (sites.Model) and what only the rendered bundle
+// tells.
 type view struct {
 	site *sites.Site
+	m    *sites.Model
 	// path is the document path of the cluster: spec.clusters[i] or spec.
 	path        string
 	annotations map[string]string
-	cluster     clusterView
-	nodes       []nodeView
-	// fields maps a normalized cluster field to the document path it
-	// comes from: a string, or a []string for list fields (one per entry).
-	fields map[string]any
+	// certs holds, per node of m, spec.bmc.disableCertificateVerification
+	// of its rendered BareMetalHost; nil when the site did not render.
+	certs []bmcCert
 	// discovery describes the discovery Ignition of each InfraEnv of the
 	// bundle; withDiscovery says whether it was built (see inputNeeds).
 	discovery     []discoveryView
 	withDiscovery bool
 }
 
-type clusterView struct {
-	name, baseDomain, imageSet, pullSecret, sshKey  string
-	networkType, platformType, clusterType, cpuArch string
-	installConfigOverrides, ignitionConfigOverride  string
-	apiVIPs, ingressVIPs                            []string
-	machineNetworks, serviceNetworks, ntpSources    []string
-	clusterNetworks                                 []clusterNetwork
-	labels                                          map[string]string
-	holdInstallation                                bool
-	proxy                                           *sites.ProxySettings
-}
-
-type clusterNetwork struct {
-	cidr       string
-	hostPrefix int
-}
-
-type nodeView struct {
-	path                                    string
-	hostname, role, bootMAC, bootMode       string
-	bmcAddress, bmcCredentials              string
-	installerArgs, ignitionConfigOverride   string
-	cpuArch                                 string
-	interfaces                              []sites.Interfaces
-	nmstate, rootDeviceHints                map[string]any
-	labels                                  map[string]string
-	disableCertVerification, certVerifKnown bool
-}
+// bmcCert is a node's disableCertificateVerification, and whether its
+// BareMetalHost says.
+type bmcCert struct{ disabled, known bool }
 
 // newView normalizes a site. bundle may be nil (the site did not render).
 // withDiscovery builds the discovery Ignition of its InfraEnvs.
 func newView(s *sites.Site, b *render.Bundle, withDiscovery bool) *view {
-	v := &view{site: s, path: s.FieldPath(""), fields: map[string]any{}, withDiscovery: withDiscovery}
-	if s.Instance != nil {
-		v.fromClusterInstance(s.Instance)
-	} else {
-		v.fromSiteConfig(s)
-	}
+	m := s.Model()
+	v := &view{site: s, m: m, path: m.Path, annotations: m.Annotations, withDiscovery: withDiscovery}
 	if b != nil {
 		v.certVerification(b)
 	}
@@ -89,171 +60,35 @@ func newView(s *sites.Site, b *render.Bundle, withDiscovery bool) *view {
 	return v
 }
 
-func (v *view) fromSiteConfig(s *sites.Site) {
-	c, spec := s.Cluster, s.Spec()
-	cp := v.path + "."
-	v.annotations = s.Config.Metadata.Annotations
-	cv := &v.cluster
-	cv.name, cv.baseDomain, cv.pullSecret, cv.sshKey = c.ClusterName, spec.BaseDomain, spec.PullSecretRef.Name, spec.SshPublicKey
-	cv.networkType, cv.installConfigOverrides, cv.ignitionConfigOverride = c.NetworkType, c.InstallConfigOverrides, c.IgnitionConfigOverride
-	cv.labels, cv.holdInstallation, cv.ntpSources = c.ClusterLabels, c.HoldInstallation, c.AdditionalNTPSources
-	if c.ProxySettings != (sites.ProxySettings{}) {
-		p := c.ProxySettings
-		cv.proxy = &p
-	}
-	v.fields["name"] = cp + "clusterName"
-	v.fields["baseDomain"] = "spec.baseDomain"
-	v.fields["pullSecret"] = "spec.pullSecretRef.name"
-	v.fields["sshKey"] = "spec.sshPublicKey"
-	v.fields["networkType"] = cp + "networkType"
-	v.fields["installConfigOverrides"] = cp + "installConfigOverrides"
-	v.fields["ignitionConfigOverride"] = cp + "ignitionConfigOverride"
-	v.fields["labels"] = cp + "clusterLabels"
-	v.fields["annotations"] = "metadata.annotations"
-	v.fields["nodes"] = cp + "nodes"
-	v.fields["platformType"] = v.path // SiteConfig has no such field
-	v.fields["cpuArchitecture"] = v.path
-	v.fields["clusterType"] = cp + "nodes" // derived from the nodes' roles
-	v.fields["holdInstallation"] = cp + "holdInstallation"
-	v.fields["additionalNTPSources"] = cp + "additionalNTPSources"
-	v.fields["proxy"] = cp + "proxy"
-	if c.ClusterImageSetNameRef != "" {
-		cv.imageSet, v.fields["imageSet"] = c.ClusterImageSetNameRef, cp+"clusterImageSetNameRef"
-	} else {
-		cv.imageSet, v.fields["imageSet"] = spec.ClusterImageSetNameRef, "spec.clusterImageSetNameRef"
-	}
-	cv.apiVIPs, v.fields["apiVIPs"] = vips(c.ApiVIPs, c.ApiVIP, cp+"apiVIPs", cp+"apiVIP")
-	cv.ingressVIPs, v.fields["ingressVIPs"] = vips(c.IngressVIPs, c.IngressVIP, cp+"ingressVIPs", cp+"ingressVIP")
-	mn, cn, sn := []string{}, []string{}, []string{}
-	for i, n := range c.MachineNetwork {
-		cv.machineNetworks = append(cv.machineNetworks, n.Cidr)
-		mn = append(mn, fmt.Sprintf("%smachineNetwork[%d].cidr", cp, i))
-	}
-	for i, n := range c.ClusterNetwork {
-		cv.clusterNetworks = append(cv.clusterNetworks, clusterNetwork{n.Cidr, n.HostPrefix})
-		cn = append(cn, fmt.Sprintf("%sclusterNetwork[%d].cidr", cp, i))
-	}
-	for i, n := range c.ServiceNetwork {
-		cv.serviceNetworks = append(cv.serviceNetworks, n)
-		sn = append(sn, fmt.Sprintf("%sserviceNetwork[%d]", cp, i))
-	}
-	v.fields["machineNetworks"], v.fields["clusterNetworks"], v.fields["serviceNetworks"] = mn, cn, sn
-	// SiteConfig has no platform field: the generator leaves it to
-	// assisted-service, which picks bare metal for a multi-node cluster.
-	cv.clusterType = siteConfigClusterType(c)
-	for i := range c.Nodes {
-		n := &c.Nodes[i]
-		role := n.Role
-		if role == "" {
-			role = sites.RoleMaster // "" counts as master (siteconfig-v1.md §2.4)
-		}
-		v.nodes = append(v.nodes, nodeView{
-			path: fmt.Sprintf("%snodes[%d]", cp, i), hostname: n.HostName, role: role,
-			bootMAC: n.BootMACAddress, bootMode: n.BootMode, bmcAddress: n.BmcAddress,
-			bmcCredentials: n.BmcCredentialsName.Name, installerArgs: n.InstallerArgs,
-			ignitionConfigOverride: n.IgnitionConfigOverride, interfaces: n.NodeNetwork.Interfaces,
-			nmstate: n.NodeNetwork.Config, rootDeviceHints: n.RootDeviceHints, labels: n.NodeLabels,
-		})
-	}
-}
-
-// siteConfigClusterType names a SiteConfig cluster's shape in the
-// ClusterInstance vocabulary, so that rules see one set of values.
-func siteConfigClusterType(c *sites.Clusters) string {
-	masters, arbiters := 0, 0
-	for i := range c.Nodes {
-		switch {
-		case sites.IsMaster(&c.Nodes[i]):
-			masters++
-		case c.Nodes[i].Role == "arbiter":
-			arbiters++
-		}
-	}
-	switch {
-	case masters == 1:
-		return "SNO"
-	case arbiters > 0:
-		return "HighlyAvailableArbiter"
-	}
-	return "HighlyAvailable"
-}
-
-// vips returns the VIP list of a SiteConfig cluster, which has both a
-// list field and a legacy single one (the list wins), with field paths.
-func vips(list []string, single, listPath, singlePath string) ([]string, []string) {
-	paths := []string{}
-	if len(list) > 0 {
-		for i := range list {
-			paths = append(paths, fmt.Sprintf("%s[%d]", listPath, i))
-		}
-		return list, paths
-	}
-	if single != "" {
-		return []string{single}, []string{singlePath}
-	}
-	return nil, paths
-}
-
-func (v *view) fromClusterInstance(ci *sites.ClusterInstance) {
-	s := &ci.Spec
-	v.annotations = ci.Metadata.Annotations
-	cv := &v.cluster
-	cv.name, cv.baseDomain, cv.imageSet, cv.pullSecret, cv.sshKey = s.ClusterName, s.BaseDomain, s.ClusterImageSetNameRef, s.PullSecretRef.Name, s.SSHPublicKey
-	cv.networkType, cv.platformType, cv.cpuArch = s.NetworkType, s.PlatformType, s.CPUArchitecture
-	cv.installConfigOverrides, cv.ignitionConfigOverride = s.InstallConfigOverrides, s.IgnitionConfigOverride
-	cv.labels, cv.holdInstallation, cv.ntpSources, cv.proxy = s.ExtraLabels["ManagedCluster"], s.HoldInstallation, s.AdditionalNTPSources, s.Proxy
-	cv.apiVIPs, cv.ingressVIPs = s.ApiVIPs, s.IngressVIPs
-	cv.clusterType = s.ClusterType
-	if cv.clusterType == "" {
-		cv.clusterType = "HighlyAvailable"
-		if s.Count(sites.RoleMaster) == 1 {
-			cv.clusterType = "SNO"
-		}
-	}
-	for k, f := range map[string]string{"name": "clusterName", "baseDomain": "baseDomain", "imageSet": "clusterImageSetNameRef",
-		"pullSecret": "pullSecretRef.name", "sshKey": "sshPublicKey", "networkType": "networkType", "platformType": "platformType",
-		"clusterType": "clusterType", "installConfigOverrides": "installConfigOverrides",
-		"ignitionConfigOverride": "ignitionConfigOverride", "labels": `extraLabels.ManagedCluster`, "nodes": "nodes",
-		"cpuArchitecture": "cpuArchitecture", "holdInstallation": "holdInstallation",
-		"additionalNTPSources": "additionalNTPSources", "proxy": "proxy"} {
-		v.fields[k] = "spec." + f
-	}
-	v.fields["annotations"] = "metadata.annotations"
-	list := func(n int, format string) []string {
-		out := make([]string, n)
-		for i := range out {
-			out[i] = fmt.Sprintf(format, i)
-		}
-		return out
-	}
-	v.fields["apiVIPs"] = list(len(s.ApiVIPs), "spec.apiVIPs[%d]")
-	v.fields["ingressVIPs"] = list(len(s.IngressVIPs), "spec.ingressVIPs[%d]")
-	v.fields["machineNetworks"] = list(len(s.MachineNetwork), "spec.machineNetwork[%d].cidr")
-	v.fields["clusterNetworks"] = list(len(s.ClusterNetwork), "spec.clusterNetwork[%d].cidr")
-	v.fields["serviceNetworks"] = list(len(s.ServiceNetwork), "spec.serviceNetwork[%d].cidr")
-	for _, n := range s.MachineNetwork {
-		cv.machineNetworks = append(cv.machineNetworks, n.CIDR)
-	}
-	for _, n := range s.ClusterNetwork {
-		cv.clusterNetworks = append(cv.clusterNetworks, clusterNetwork{n.CIDR, n.HostPrefix})
-	}
-	for _, n := range s.ServiceNetwork {
-		cv.serviceNetworks = append(cv.serviceNetworks, n.CIDR)
-	}
-	for i := range s.Nodes {
-		n := &s.Nodes[i]
-		nv := nodeView{
-			path: fmt.Sprintf("spec.nodes[%d]", i), hostname: n.HostName, role: n.Role,
-			bootMAC: n.BootMACAddress, bootMode: n.BootMode, bmcAddress: n.BmcAddress,
-			bmcCredentials: n.BmcCredentialsName.Name, installerArgs: n.InstallerArgs,
-			ignitionConfigOverride: n.IgnitionConfigOverride, rootDeviceHints: n.RootDeviceHints,
-			labels: n.NodeLabels, cpuArch: n.CPUArchitecture,
-		}
-		if n.NodeNetwork != nil {
-			nv.interfaces, nv.nmstate = n.NodeNetwork.Interfaces, n.NodeNetwork.Config
-		}
-		v.nodes = append(v.nodes, nv)
-	}
+// clusterFields are the keys of input.site.fields, each with the path the
+// model keeps for it: one path, or one per entry for a list.
+var clusterFields = []struct {
+	key  string
+	path func(*sites.ClusterPaths) string
+	list func(*sites.ClusterPaths) []string
+}{
+	{key: "name", path: func(p *sites.ClusterPaths) string { return p.Name }},
+	{key: "baseDomain", path: func(p *sites.ClusterPaths) string { return p.BaseDomain }},
+	{key: "imageSet", path: func(p *sites.ClusterPaths) string { return p.ImageSet }},
+	{key: "pullSecret", path: func(p *sites.ClusterPaths) string { return p.PullSecret }},
+	{key: "sshKey", path: func(p *sites.ClusterPaths) string { return p.SSHKey }},
+	{key: "networkType", path: func(p *sites.ClusterPaths) string { return p.NetworkType }},
+	{key: "platformType", path: func(p *sites.ClusterPaths) string { return p.PlatformType }},
+	{key: "cpuArchitecture", path: func(p *sites.ClusterPaths) string { return p.CPUArchitecture }},
+	{key: "clusterType", path: func(p *sites.ClusterPaths) string { return p.ClusterType }},
+	{key: "installConfigOverrides", path: func(p *sites.ClusterPaths) string { return p.InstallConfigOverrides }},
+	{key: "ignitionConfigOverride", path: func(p *sites.ClusterPaths) string { return p.IgnitionConfigOverride }},
+	{key: "labels", path: func(p *sites.ClusterPaths) string { return p.Labels }},
+	{key: "holdInstallation", path: func(p *sites.ClusterPaths) string { return p.HoldInstallation }},
+	{key: "additionalNTPSources", path: func(p *sites.ClusterPaths) string { return p.AdditionalNTPSources }},
+	{key: "proxy", path: func(p *sites.ClusterPaths) string { return p.Proxy }},
+	{key: "annotations", path: func(p *sites.ClusterPaths) string { return p.Annotations }},
+	{key: "nodes", path: func(p *sites.ClusterPaths) string { return p.Nodes }},
+	{key: "apiVIPs", list: func(p *sites.ClusterPaths) []string { return p.APIVIPs }},
+	{key: "ingressVIPs", list: func(p *sites.ClusterPaths) []string { return p.IngressVIPs }},
+	{key: "machineNetworks", list: func(p *sites.ClusterPaths) []string { return p.MachineNetworks }},
+	{key: "clusterNetworks", list: func(p *sites.ClusterPaths) []string { return p.ClusterNetworks }},
+	{key: "serviceNetworks", list: func(p *sites.ClusterPaths) []string { return p.ServiceNetworks }},
 }
 
 // certVerification reads spec.bmc.disableCertificateVerification from each
@@ -275,12 +110,12 @@ func (v *view) certVerification(b *render.Bundle) {
 		}
 		byHost[host] = o.Content
 	}
-	for i := range v.nodes {
-		n := &v.nodes[i]
-		spec, _ := byHost[n.hostname]["spec"].(map[string]any)
+	v.certs = make([]bmcCert, len(v.m.Nodes))
+	for i := range v.m.Nodes {
+		spec, _ := byHost[v.m.Nodes[i].HostName]["spec"].(map[string]any)
 		bmc, _ := spec["bmc"].(map[string]any)
 		if d, ok := bmc["disableCertificateVerification"].(bool); ok {
-			n.disableCertVerification, n.certVerifKnown = d, true
+			v.certs[i] = bmcCert{disabled: d, known: true}
 		}
 	}
 }
@@ -324,61 +159,60 @@ func bmcScheme(addr string) (scheme, key string) {
 func (v *view) value(objects *ast.Term, withPositions bool) ast.Value {
 	s := v.site
 	var b terms
-	fields := make([][2]*ast.Term, 0, len(v.fields))
-	for k, f := range v.fields {
-		switch f := f.(type) {
-		case string:
-			fields = append(fields, item(k, b.string(f)))
-		case []string:
-			fields = append(fields, item(k, b.strings(f)))
+	fields := make([][2]*ast.Term, len(clusterFields))
+	for i, f := range clusterFields {
+		if f.list != nil {
+			fields[i] = item(f.key, b.strings(f.list(&v.m.Paths)))
+		} else {
+			fields[i] = item(f.key, b.string(f.path(&v.m.Paths)))
 		}
 	}
 	// Objects are made with all their items at once: an insert later
 	// costs an allocation of its own.
-	c := &v.cluster
-	cn := make([]*ast.Term, len(c.clusterNetworks))
-	for i, n := range c.clusterNetworks {
-		cn[i] = ast.ObjectTerm(b.str("cidr", n.cidr), item("hostPrefix", ast.InternedTerm(n.hostPrefix)))
+	c := &v.m.Cluster
+	cn := make([]*ast.Term, len(c.ClusterNetworks))
+	for i, n := range c.ClusterNetworks {
+		cn[i] = ast.ObjectTerm(b.str("cidr", n.Cidr), item("hostPrefix", ast.InternedTerm(n.HostPrefix)))
 	}
 	cluster := [][2]*ast.Term{
-		b.str("name", c.name), b.str("baseDomain", c.baseDomain), b.str("imageSet", c.imageSet),
-		b.str("pullSecret", c.pullSecret), b.str("sshKey", c.sshKey), b.str("networkType", c.networkType),
-		b.str("platformType", c.platformType), b.str("clusterType", c.clusterType), b.str("cpuArchitecture", c.cpuArch),
-		b.str("installConfigOverrides", c.installConfigOverrides), b.str("ignitionConfigOverride", c.ignitionConfigOverride),
-		item("apiVIPs", b.strings(c.apiVIPs)), item("ingressVIPs", b.strings(c.ingressVIPs)),
-		item("machineNetworks", b.strings(c.machineNetworks)), item("serviceNetworks", b.strings(c.serviceNetworks)),
-		item("additionalNTPSources", b.strings(c.ntpSources)), item("labels", b.stringMap(c.labels)),
-		item("holdInstallation", ast.InternedTerm(c.holdInstallation)), item("clusterNetworks", ast.ArrayTerm(cn...)),
+		b.str("name", c.Name), b.str("baseDomain", c.BaseDomain), b.str("imageSet", c.ImageSet),
+		b.str("pullSecret", c.PullSecret), b.str("sshKey", c.SSHKey), b.str("networkType", c.NetworkType),
+		b.str("platformType", c.PlatformType), b.str("clusterType", c.ClusterType), b.str("cpuArchitecture", c.CPUArchitecture),
+		b.str("installConfigOverrides", c.InstallConfigOverrides), b.str("ignitionConfigOverride", c.IgnitionConfigOverride),
+		item("apiVIPs", b.strings(c.APIVIPs)), item("ingressVIPs", b.strings(c.IngressVIPs)),
+		item("machineNetworks", b.strings(c.MachineNetworks)), item("serviceNetworks", b.strings(c.ServiceNetworks)),
+		item("additionalNTPSources", b.strings(c.AdditionalNTPSources)), item("labels", b.stringMap(c.Labels)),
+		item("holdInstallation", ast.InternedTerm(c.HoldInstallation)), item("clusterNetworks", ast.ArrayTerm(cn...)),
 	}
-	if c.proxy != nil {
-		cluster = append(cluster, item("proxy", ast.ObjectTerm(b.str("httpProxy", c.proxy.HttpProxy),
-			b.str("httpsProxy", c.proxy.HttpsProxy), b.str("noProxy", c.proxy.NoProxy))))
+	if c.Proxy != nil {
+		cluster = append(cluster, item("proxy", ast.ObjectTerm(b.str("httpProxy", c.Proxy.HttpProxy),
+			b.str("httpsProxy", c.Proxy.HttpsProxy), b.str("noProxy", c.Proxy.NoProxy))))
 	}
-	nodes := make([]*ast.Term, len(v.nodes))
-	for i := range v.nodes {
-		n := &v.nodes[i]
-		scheme, key := bmcScheme(n.bmcAddress)
-		bmc := [][2]*ast.Term{b.str("address", n.bmcAddress), b.str("credentialsName", n.bmcCredentials),
+	nodes := make([]*ast.Term, len(v.m.Nodes))
+	for i := range v.m.Nodes {
+		n := &v.m.Nodes[i]
+		scheme, key := bmcScheme(n.BmcAddress)
+		bmc := [][2]*ast.Term{b.str("address", n.BmcAddress), b.str("credentialsName", n.BmcCredentialsName),
 			b.str("scheme", scheme), b.str("key", key)}
-		if n.certVerifKnown {
-			bmc = append(bmc, item("disableCertificateVerification", ast.InternedTerm(n.disableCertVerification)))
+		if v.certs != nil && v.certs[i].known {
+			bmc = append(bmc, item("disableCertificateVerification", ast.InternedTerm(v.certs[i].disabled)))
 		}
-		itfs := make([]*ast.Term, len(n.interfaces))
-		for j, itf := range n.interfaces {
+		itfs := make([]*ast.Term, len(n.Interfaces))
+		for j, itf := range n.Interfaces {
 			itfs[j] = ast.ObjectTerm(b.str("name", itf.Name), b.str("macAddress", itf.MacAddress))
 		}
 		node := [][2]*ast.Term{
-			b.str("path", n.path), b.str("hostname", n.hostname), b.str("role", n.role),
-			b.str("bootMACAddress", n.bootMAC), b.str("bootMode", n.bootMode), item("bmc", ast.ObjectTerm(bmc...)),
-			item("interfaces", ast.ArrayTerm(itfs...)), b.str("installerArgs", n.installerArgs),
-			b.str("ignitionConfigOverride", n.ignitionConfigOverride), b.str("cpuArchitecture", n.cpuArch),
-			item("labels", b.stringMap(n.labels)),
+			b.str("path", n.Path), b.str("hostname", n.HostName), b.str("role", n.Role),
+			b.str("bootMACAddress", n.BootMACAddress), b.str("bootMode", n.BootMode), item("bmc", ast.ObjectTerm(bmc...)),
+			item("interfaces", ast.ArrayTerm(itfs...)), b.str("installerArgs", n.InstallerArgs),
+			b.str("ignitionConfigOverride", n.IgnitionConfigOverride), b.str("cpuArchitecture", n.CPUArchitecture),
+			item("labels", b.stringMap(n.Labels)),
 		}
-		if n.nmstate != nil {
-			node = append(node, item("nmstate", anyTerm(n.nmstate)))
+		if n.NMState != nil {
+			node = append(node, item("nmstate", anyTerm(n.NMState)))
 		}
-		if n.rootDeviceHints != nil {
-			node = append(node, item("rootDeviceHints", anyTerm(n.rootDeviceHints)))
+		if n.RootDeviceHints != nil {
+			node = append(node, item("rootDeviceHints", anyTerm(n.RootDeviceHints)))
 		}
 		nodes[i] = ast.ObjectTerm(node...)
 	}
@@ -420,24 +254,23 @@ func (v *view) value(objects *ast.Term, withPositions bool) ast.Value {
 // path may come more than once).
 func (v *view) positionPaths(yield func(path string)) {
 	yield(v.path)
-	for _, f := range v.fields {
-		switch f := f.(type) {
-		case string:
-			yield(f)
-		case []string:
-			for _, p := range f {
+	for _, f := range clusterFields {
+		if f.list != nil {
+			for _, p := range f.list(&v.m.Paths) {
 				yield(p)
 			}
+		} else {
+			yield(f.path(&v.m.Paths))
 		}
 	}
-	for i := range v.nodes {
-		n := &v.nodes[i]
-		yield(n.path)
-		for _, f := range nodeFields {
-			yield(n.path + "." + f)
+	for i := range v.m.Nodes {
+		n := &v.m.Nodes[i]
+		yield(n.Path)
+		for _, f := range sites.NodeFieldKeys {
+			yield(n.Path + "." + f)
 		}
-		for j := range n.interfaces {
-			p := fmt.Sprintf("%s.nodeNetwork.interfaces[%d]", n.path, j)
+		for j := range n.Interfaces {
+			p := fmt.Sprintf("%s.nodeNetwork.interfaces[%d]", n.Path, j)
 			yield(p + ".name")
 			yield(p + ".macAddress")
 		}
@@ -494,11 +327,6 @@ func inputNeeds(c *ast.Compiler) needs {
 	}
 	return n
 }
-
-// nodeFields are the node keys, the same in both formats, whose
-// positions the input document carries.
-var nodeFields = []string{"hostName", "role", "bmcAddress", "bmcCredentialsName.name", "bootMACAddress",
-	"nodeNetwork.config", "rootDeviceHints", "installerArgs", "ignitionConfigOverride"}
 
 // objectsTerm converts rendered objects, in bundle order.
 func objectsTerm(b *render.Bundle) (*ast.Term, error) {

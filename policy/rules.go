@@ -55,15 +55,15 @@ type ruleInfo struct {
 var internalRules = []ruleInfo{
 	{Rule: report.Rule{ID: RuleSiteLoad, Severity: report.Deny, Title: "Site loads", Source: "builtin",
 		Remediation: "Fix the file, line and field the message names; every other site is still checked.",
-		Reference:   "sites package: the SiteConfig generator's and the ClusterInstance webhook's own checks (siteconfig-v1.md §4, clusterinstance.md §7)"},
+		Reference:   "sites package: the checks of the SiteConfig generator (openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig/siteConfig.go, siteConfigBuilder.go validateSiteConfig) and of the ClusterInstance webhook (stolostron/siteconfig api/v1alpha1/clusterinstance_validation.go); docs/siteconfig.md, docs/clusterinstance.md"},
 		Description: "A site that cannot be read (broken YAML, a field of the wrong type, a check the upstream generator or webhook applies) is not rendered or checked by the rules; its load problems are findings, so that it fails the check."},
 	{Rule: report.Rule{ID: RuleSiteLoadWarning, Severity: report.Warn, Title: "Site loads without warnings", Source: "builtin",
 		Remediation: "Remove or correct the field the message names (an unknown field is usually a typo: the message suggests the nearest known name).",
-		Reference:   "sites package (siteconfig-v1.md §2, clusterinstance.md §1)"},
+		Reference:   "sites package: the fields of SiteConfig (openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig/siteConfig.go) and of ClusterInstance (stolostron/siteconfig api/v1alpha1/clusterinstance_types.go); docs/siteconfig.md, docs/clusterinstance.md"},
 		Description: "Load warnings (unknown fields, settings siteops does not render) do not stop a site, but they usually mean the site does not say what its author meant."},
 	{Rule: report.Rule{ID: RulePolicyTimeout, Severity: report.Deny, Title: "Policies finish in time", Source: "builtin",
 		Remediation: "Find the user policy that loops or scans too much for this site (run it alone with opa eval --profile), or raise the per-site time limit.",
-		Reference:   "issue 4, Sandbox: a per-site evaluation time limit"},
+		Reference:   "docs/policy.md, Sandbox: a per-site evaluation time limit"},
 		Description: "Evaluation of one site is bounded in time; a site whose evaluation is cut off fails the check instead of passing unchecked."},
 	{Rule: report.Rule{ID: RulePolicyError, Severity: report.Deny, Title: "Policies evaluate without error and within their bounds", Source: "builtin",
 		Remediation: "Fix the user policy at the file and line the message names: a complete rule with two values, a built-in call over the bounds of the sandbox (docs/policy.md, Sandbox), or a policy that needs more memory than the budget.",
@@ -75,7 +75,7 @@ var internalRules = []ruleInfo{
 		Description: "The siteops.io/waive annotation waives a rule for one site, and the reason is reported with every waived finding. A waiver without a reason, or one that names no known rule, waives nothing and is itself a finding."},
 	{Rule: report.Rule{ID: RuleImmutableField, Severity: report.Deny, Title: "A site that has started installing keeps its immutable fields", Source: "builtin",
 		Remediation: "Put the field back as it was (the message gives the old value); to change it, reinstall the cluster: delete the site, let it be torn down, and add it again.",
-		Reference:   "assisted-engine.md §8.4 and §8.5 (AgentClusterInstall spec immutable once installation started, InfraEnv cpuArchitecture, Agent updates); clusterinstance.md §6 and §7.1 (paths that may change after provisioning)"},
+		Reference:   "openshift/assisted-service pkg/webhooks/hiveextension/v1beta1/agentclusterinstall_validation_hook.go (AgentClusterInstall spec immutable once installation started), pkg/webhooks/agentinstall/v1beta1/infraenv_admission_hook.go (InfraEnv cpuArchitecture), internal/controller/controllers/agent_controller.go updateIfNeeded (Agent updates), internal/cluster/cluster.go VerifyClusterUpdatability (install-config overrides only before installation); stolostron/siteconfig api/v1alpha1/clusterinstance_validation.go (paths that may change after provisioning or with a reinstall); docs/policy.md, Change rules"},
 		Description: "Needs the previous revision (siteops check --base REV, or the loop). For each site whose installation has started (by the status the loop commits: phase Installing, Installed or Failed, or a cluster state from preparing-for-installation on), the fields the installer will not take any more are compared with the previous revision: cluster name, base domain, image set, network type, cluster, machine and service networks, VIPs, platform type, SSH key, proxy, install-config overrides and CPU architecture, and for each host that has started installing its boot MAC, BMC address, interface MACs, role and root device hints. Upstream reports such a change only after it is applied, as a webhook refusal or a condition; here each changed field is a finding with its old and new value. Hosts added or removed are day-2 changes and are allowed."},
 	{Rule: report.Rule{ID: RuleDeletionBudget, Severity: report.Deny, Title: "A change deletes no more sites than the deletion budget", Source: "builtin",
 		Remediation: "If the deletions are intended, mark the change with --allow-deletions N (N at least the number of sites deleted); otherwise restore the sites (a moved or renamed file, a kustomization that lost a resource).",
@@ -83,7 +83,7 @@ var internalRules = []ruleInfo{
 		Description: "Needs the previous revision (siteops check --base REV, or the loop). A site that is in the previous revision and not in this one is deleted, and the loop tears it down when pruning is on. One change deleting more sites than max(10 % of the fleet, 5) is more often a mistake (a kustomization that lost a resource, a bad merge) than a plan, so each deleted site is a finding, with the file it was defined in, unless the change is marked as intending that many deletions. A site that fails to load is not counted as deleted: its load problem is the finding."},
 }
 
-// conftest's rule names (gitops-policy-conventions.md §1.2).
+// conftest's rule names (open-policy-agent/conftest policy/engine.go).
 var (
 	denyName = regexp.MustCompile(`^(deny|violation)(_[a-zA-Z0-9]+)*$`)
 	warnName = regexp.MustCompile(`^warn(_[a-zA-Z0-9]+)*$`)

@@ -289,10 +289,10 @@ func (p *sitePositions) Pos(path string) sites.Position {
 // positions keeps where the site writes its facts' fields, nodes and
 // cluster, and with all, every path of input.positions.
 func (v *view) positions(facts []fact, all bool) *sitePositions {
-	p := &sitePositions{m: make(map[string]sites.Position, len(facts)+len(v.nodes)+1), source: v.site.Source}
+	p := &sitePositions{m: make(map[string]sites.Position, len(facts)+len(v.m.Nodes)+1), source: v.site.Source}
 	p.m[v.path] = v.site.Pos(v.path)
-	for i := range v.nodes {
-		p.m[v.nodes[i].path] = v.site.Pos(v.nodes[i].path)
+	for i := range v.m.Nodes {
+		p.m[v.m.Nodes[i].Path] = v.site.Pos(v.m.Nodes[i].Path)
 	}
 	for i := range facts {
 		p.m[facts[i].field] = facts[i].pos

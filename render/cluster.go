@@ -14,8 +14,9 @@ import (
 	"github.com/siteops/siteops/sites"
 )
 
-// Builders of the cluster-level resources of a SiteConfig site, one per
-// kind, in the generator's template order (siteconfig-v1.md §3.1).
+// Builders of the cluster-level resources of a SiteConfig site, one per kind,
+// in the generator's template order (clusterCRsV1.go in
+// openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig).
 
 func typeMeta(apiVersion, kind string) metav1.TypeMeta {
 	return metav1.TypeMeta{APIVersion: apiVersion, Kind: kind}
@@ -68,7 +69,7 @@ func (r *siteRender) agentClusterInstall() (any, error) {
 	}
 	aci.Spec.Networking.ServiceNetwork = c.ServiceNetwork
 	// v1 names one manifests ConfigMap; v2, and v1 with accelerated ZTP,
-	// use the list form (siteconfig-v1.md §3.2, §5.9).
+	// use the list form (the generator's clusterCRsV2.go).
 	if r.site.Format == sites.FormatSiteConfigV1 && !sites.AcceleratedZTP(c) {
 		aci.Spec.ManifestsConfigMapRef = &extv1beta1.LocalObjectReference{Name: c.ClusterName}
 	} else {

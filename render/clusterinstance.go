@@ -15,10 +15,11 @@ import (
 
 // A ClusterInstance renders to what the SiteConfig operator's default
 // Assisted-Installer templates (ai-cluster-templates-v1 and
-// ai-node-templates-v1) produce (clusterinstance.md §2.1). The templates are
-// written here as Go builders of the same data, value types included: the
-// operator sends `networking: null` when no network is set, empty strings
-// for an unset SSH key or ignition override, and explicit zeros and falses.
+// ai-node-templates-v1) produce (stolostron/siteconfig
+// internal/templates/assisted-installer/template.go). The templates are written
+// here as Go builders of the same data, value types included: the operator
+// sends `networking: null` when no network is set, empty strings for an unset
+// SSH key or ignition override, and explicit zeros and falses.
 
 // ciRender is the state of rendering one ClusterInstance.
 type ciRender struct {
@@ -87,9 +88,10 @@ func (cr *ciRender) render() error {
 	return nil
 }
 
-// add applies what every rendered object gets (clusterinstance.md §2):
-// suppression and pruning, the kind's extra annotations and labels (keys
-// the template wrote win), and the owned-by label.
+// add applies what every rendered object gets (stolostron/siteconfig
+// internal/controller/clusterinstance/template_engine.go): suppression and
+// pruning, the kind's extra annotations and labels (keys the template wrote
+// win), and the owned-by label.
 func (cr *ciRender) add(kind string, node int, content map[string]any) {
 	md := content["metadata"].(map[string]any)
 	ref := kind + " " + str(content, "metadata", "namespace") + "/" + str(content, "metadata", "name")

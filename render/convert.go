@@ -6,9 +6,10 @@ import (
 	"github.com/siteops/siteops/internal/tomap"
 )
 
-// typedZeroFields are fields the upstream Go types serialize even when they
-// are zero (no omitempty), while the generator leaves every unset value out
-// (siteconfig-v1.md §3.0). They are removed when zero so that output matches.
+// typedZeroFields are fields the upstream Go types serialize even when they are
+// zero (no omitempty), while the generator leaves every unset value out (the
+// generator's getClusterCR works on untyped maps). They are removed when zero
+// so that output matches.
 var typedZeroFields = map[string][][]string{
 	KindNamespace:         {{"spec"}},
 	KindClusterDeployment: {{"spec", "installed"}, {"spec", "baseDomain"}, {"spec", "clusterName"}, {"spec", "controlPlaneConfig"}},

@@ -8,9 +8,10 @@ import (
 	"github.com/siteops/siteops/sites"
 )
 
-// crTemplates: a whole-object replacement for a kind, read from a file of
-// the repository, whose string values may be placeholders such as
-// "{{ .Cluster.ClusterName }}" (siteconfig-v1.md §3.0, §5.3).
+// crTemplates: a whole-object replacement for a kind, read from a file of the
+// repository, whose string values may be placeholders such as
+// "{{ .Cluster.ClusterName }}" (instantiateCR in openshift-kni/cnf-features-deploy
+// ztp/siteconfig-generator/siteConfig/siteConfigBuilder.go).
 
 // crTemplatePath finds the override for kind, node, then cluster, then
 // site for node kinds; cluster, then site, for the others; and the
@@ -110,9 +111,9 @@ func (r *siteRender) crTemplate(kind string, node int, p string, def map[string]
 }
 
 // substitute replaces placeholders in place, the way the generator does
-// (siteconfig-v1.md §3.0): it descends into mappings only, so a placeholder
-// inside a list stays as written, and a placeholder whose value is zero, or
-// that names no field, removes its key.
+// (getClusterCR in its siteConfigBuilder.go): it descends into mappings only,
+// so a placeholder inside a list stays as written, and a placeholder whose
+// value is zero, or that names no field, removes its key.
 func (r *siteRender) substitute(m map[string]any, node int) error {
 	for k, e := range m {
 		switch t := e.(type) {
@@ -135,8 +136,8 @@ func (r *siteRender) substitute(m map[string]any, node int) error {
 	return nil
 }
 
-// placeholderRoots are the prefixes a placeholder may start with, and the
-// value each one names (siteconfig-v1.md §3.0).
+// placeholderRoots are the prefixes a placeholder may start with, and the value
+// each one names (GetSiteConfigFieldValue in the generator's siteConfig.go).
 var placeholderRoots = []string{".Site.", ".Cluster.", ".Node."}
 
 // lookup resolves a value that is a placeholder: any string that starts

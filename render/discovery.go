@@ -19,22 +19,23 @@ import (
 	"github.com/siteops/siteops/internal/yamlenc"
 )
 
-// The discovery Ignition is the config the discovery ISO of an InfraEnv
-// boots with: it starts the agent that registers the host. assisted-service
-// builds it from a template (assisted-engine.md §8.6), merges the InfraEnv's
-// ignitionConfigOverride into it, and refuses the InfraEnv when the config,
-// packed the way it is embedded in the ISO, exceeds 256 KiB (§8.3).
-// DiscoveryIgnition builds the same config from the rendered objects, so
-// that its size is known before anything is applied.
+// The discovery Ignition is the config the discovery ISO of an InfraEnv boots
+// with: it starts the agent that registers the host. assisted-service builds it
+// from a template (internal/ignition/templates/discovery.ign), merges the
+// InfraEnv's ignitionConfigOverride into it, and refuses the InfraEnv when the
+// config, packed the way it is embedded in the ISO, exceeds 256 KiB
+// (ValidateIgnitionImageSize in internal/cluster/validations/validations.go).
+// DiscoveryIgnition builds the same config from the rendered objects, so that
+// its size is known before anything is applied.
 //
 // Values that live on the hub, not in the site (the service URL, the agent
 // image, the pull secret's content, the agent's token) are placeholders of
 // realistic length and entropy: the size stays realistic, and no secret is
 // ever read or copied.
 
-// DiscoveryIgnitionLimit is assisted-service's limit on the discovery
-// Ignition, packed as in the ISO: IgnitionImageSizePadding, 256 KiB
-// (assisted-engine.md §8.3).
+// DiscoveryIgnitionLimit is assisted-service's limit on the discovery Ignition,
+// packed as in the ISO: IgnitionImageSizePadding, 256 KiB
+// (openshift/assisted-service internal/cluster/validations/validations.go).
 const DiscoveryIgnitionLimit = 256 << 10
 
 // DiscoveryIgnitionWarn is the size above which a discovery Ignition is
@@ -46,12 +47,15 @@ const DiscoveryIgnitionLimit = 256 << 10
 const DiscoveryIgnitionWarn = DiscoveryIgnitionLimit * 4 / 5
 
 // discoveryVersion is the Ignition version of assisted-service's discovery
-// template (assisted-engine.md §8.6); an override merged into it makes the
-// result 3.2.0, the version assisted-service parses configs to (§8.2).
+// template (openshift/assisted-service
+// internal/ignition/templates/discovery.ign); an override merged into it makes
+// the result 3.2.0, the version assisted-service parses configs to
+// (ParseToLatest in internal/common/ignition/ignition.go).
 const discoveryVersion = "3.1.0"
 
-// Hub-side values of the discovery config (assisted-engine.md §8.6), as
-// placeholders of the length a hub usually has.
+// Hub-side values of the discovery config (FormatDiscoveryIgnitionFile in
+// openshift/assisted-service internal/ignition/discovery.go), as placeholders
+// of the length a hub usually has.
 const (
 	// discoveryServiceURL stands for SERVICE_BASE_URL, the assisted-service
 	// route on the hub.
@@ -140,10 +144,11 @@ func mergeOverride(base types.Config, override string) (types.Config, error) {
 }
 
 // NMStateSelectorMatches reports whether an InfraEnv's
-// nmStateConfigLabelSelector selects an NMStateConfig. As in
-// assisted-service, namespaces do not matter and an empty selector selects
-// nothing (assisted-engine.md §8.5). A selector that does not parse
-// selects nothing either.
+// nmStateConfigLabelSelector selects an NMStateConfig. As in assisted-service,
+// namespaces do not matter and an empty selector selects nothing (the InfraEnv
+// controller, openshift/assisted-service
+// internal/controller/controllers/infraenv_controller.go). A selector that does
+// not parse selects nothing either.
 func NMStateSelectorMatches(infraEnv, nmStateConfig *Object) bool {
 	if infraEnv == nil || nmStateConfig == nil || nmStateConfig.Kind != KindNMStateConfig {
 		return false

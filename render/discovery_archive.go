@@ -7,12 +7,13 @@ import (
 	"sync"
 )
 
-// assisted-service does not compare the config's length with the limit but
-// the size of the archive the config travels in inside the ISO: a gzipped
-// cpio ("newc") archive holding one file, config.ign, mode 0100644
+// assisted-service does not compare the config's length with the limit but the
+// size of the archive the config travels in inside the ISO: a gzipped cpio
+// ("newc") archive holding one file, config.ign, mode 0100644
 // (assisted-image-service isoeditor IgnitionContent.Archive, called by
-// ValidateIgnitionImageSize; assisted-engine.md §8.3). Compression is why
-// thousands of similar NMStateConfigs fit in 256 KiB.
+// ValidateIgnitionImageSize in openshift/assisted-service
+// internal/cluster/validations/validations.go). Compression is why thousands of
+// similar NMStateConfigs fit in 256 KiB.
 
 // ArchiveSize is the size of the discovery config packed as assisted-service
 // packs it before comparing with DiscoveryIgnitionLimit. It compresses the

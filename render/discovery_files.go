@@ -7,9 +7,10 @@ import (
 	"strings"
 )
 
-// The units and files of the discovery config (assisted-engine.md §8.6).
-// They do what assisted-service's do, at about the same length; only their
-// size matters here, as the engine never boots them.
+// The units and files of the discovery config (openshift/assisted-service
+// internal/ignition/templates/discovery.ign). They do what assisted-service's
+// do, at about the same length; only their size matters here, as the engine
+// never boots them.
 
 // agentUnit is agent.service: it pulls the agent image and runs the agent
 // against the hub, behind the InfraEnv's proxy when it has one.

@@ -15,7 +15,9 @@ import (
 )
 
 // Extra manifests: the files of the manifest directories, rendered into the
-// data of the cluster's ConfigMap (siteconfig-v1.md §5.2, §5.5).
+// data of the cluster's ConfigMap (getExtraManifestMaps and getWorkloadManifest
+// in openshift-kni/cnf-features-deploy
+// ztp/siteconfig-generator/siteConfig/siteConfigBuilder.go).
 
 // manifestEntry is one key of the ConfigMap.
 type manifestEntry struct {
@@ -193,6 +195,12 @@ func (r *siteRender) extraManifests() (map[string]manifestEntry, error) {
 func (r *siteRender) addDir(entries map[string]manifestEntry, d *sites.ManifestDir, roles []string, predefined bool) error {
 	for _, f := range d.Files {
 		name := path.Base(f.Path)
+		// Checked before the file is parsed: thirty 8 MB manifests would
+		// take gigabytes to parse for a ConfigMap Kubernetes refuses.
+		if size := dataSize(entries) + len(f.Data); size > MaxConfigMapData {
+			return fmt.Errorf("with %s (%d bytes) the extra manifests come to %d bytes, over the %d bytes a ConfigMap "+
+				"can hold: move large content out of the extra manifests", f.Path, len(f.Data), size, MaxConfigMapData)
+		}
 		if !predefined || !strings.HasSuffix(name, ".tmpl") {
 			m := r.r.static(f)
 			if m.err != nil {
@@ -217,13 +225,29 @@ func (r *siteRender) addDir(entries map[string]manifestEntry, d *sites.ManifestD
 			if err != nil {
 				return fmt.Errorf("output of template %s for role %s: %v", f.Path, role, err)
 			}
-			entries[role+"-"+strings.TrimSuffix(name, ".tmpl")] = manifestEntry{text: text}
+			key := role + "-" + strings.TrimSuffix(name, ".tmpl")
+			entries[key] = manifestEntry{text: text}
+			if size := dataSize(entries); size > MaxConfigMapData {
+				return fmt.Errorf("the extra manifests come to %d bytes with the output of template %s for role %s, over the %d bytes a ConfigMap can hold",
+					size, f.Path, role, MaxConfigMapData)
+			}
 		}
 	}
 	return nil
 }
 
-// Files of the legacy workload-partitioning directory (siteconfig-v1.md §5.5).
+// dataSize is what the ConfigMap's data of entries takes, as Kubernetes
+// counts it: keys and values.
+func dataSize(entries map[string]manifestEntry) int {
+	n := 0
+	for k, e := range entries {
+		n += len(k) + len(e.text)
+	}
+	return n
+}
+
+// Files of the legacy workload-partitioning directory (the generator's
+// getWorkloadManifest).
 const (
 	workloadManifest = "03-workload-partitioning.yaml"
 	workloadCrio     = "crio.conf"
@@ -264,7 +288,8 @@ func (r *siteRender) addWorkload(entries map[string]manifestEntry, dir *sites.Ma
 	return nil
 }
 
-// filterManifests applies extraManifests.filter (siteconfig-v1.md §5.2).
+// filterManifests applies extraManifests.filter (the generator's
+// filterExtraManifests).
 func filterManifests(entries map[string]manifestEntry, f *sites.Filter) error {
 	if f == nil {
 		return nil

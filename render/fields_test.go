@@ -13,9 +13,9 @@ import (
 	"github.com/siteops/siteops/sites"
 )
 
-// fieldSite sets every SiteConfig field that reaches a rendered object, each
-// to a value of its own, so that each can be followed to where
-// siteconfig-v1.md §3.1 says it goes.
+// fieldSite sets every SiteConfig field that reaches a rendered object, each to
+// a value of its own, so that each can be followed to where the generator's
+// clusterCRsV1.go puts it.
 const fieldSite = `apiVersion: ran.openshift.io/v1
 kind: SiteConfig
 metadata: {name: s}

@@ -9,18 +9,21 @@ import (
 	"github.com/siteops/siteops/sites"
 )
 
-// installConfigOverrides builds the install-config-overrides annotation of
-// the AgentClusterInstall the way the generator does (siteconfig-v1.md
-// §5.1): the network type, then cpuPartitioningMode, then the user's
-// overrides, JSON-merged when they carry "networking" and appended as text
-// otherwise (which keeps their spacing).
+// installConfigOverrides builds the install-config-overrides annotation of the
+// AgentClusterInstall the way the generator does (agentClusterInstallAnnotation
+// in openshift-kni/cnf-features-deploy
+// ztp/siteconfig-generator/siteConfig/siteConfigHelper.go): the network type,
+// then cpuPartitioningMode, then the user's overrides, JSON-merged when they
+// carry "networking" and appended as text otherwise (which keeps their
+// spacing).
 func installConfigOverrides(c *sites.Clusters) (string, error) {
 	return mergeInstallConfig(c.NetworkType, c.InstallConfigOverrides, c.CPUPartitioning, false)
 }
 
-// mergeInstallConfig is the merge both formats share: the SiteConfig
-// generator and the ClusterInstance operator build the annotation the same
-// way (siteconfig-v1.md §5.1, clusterinstance.md §2).
+// mergeInstallConfig is the merge both formats share: the SiteConfig generator
+// and the ClusterInstance operator build the annotation the same way (the
+// generator's siteConfigHelper.go; stolostron/siteconfig
+// internal/templates/assisted-installer/template.go).
 //
 // operator is set for a ClusterInstance: the operator splices the text
 // without forgiveness, so overrides it would fail on ("{}", "null", white

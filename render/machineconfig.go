@@ -10,11 +10,11 @@ import (
 )
 
 // mergeMachineConfigs folds the static MachineConfigs of each role into one,
-// predefined-extra-manifests-<role>, the way the machine-config operator
-// merges them (siteconfig-v1.md §5.2): in name order, Ignition configs
-// merged (list entries keyed by path or name, later wins), kernel arguments
-// appended, extensions united, FIPS if any asks, and a kernel type. Other
-// manifests are left as they are.
+// predefined-extra-manifests-<role>, the way the machine-config operator merges
+// them (MergeManifests in the SiteConfig generator's siteConfigHelper.go): in
+// name order, Ignition configs merged (list entries keyed by path or name,
+// later wins), kernel arguments appended, extensions united, FIPS if any asks,
+// and a kernel type. Other manifests are left as they are.
 func mergeMachineConfigs(entries map[string]manifestEntry) error {
 	byRole := map[string][]string{}
 	// The machine-config operator merges in MachineConfig name order, not

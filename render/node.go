@@ -15,7 +15,8 @@ import (
 	"github.com/siteops/siteops/sites"
 )
 
-// Builders of the per-node resources (siteconfig-v1.md §3.1, §5.6, §5.8).
+// Builders of the per-node resources (clusterCRsV1.go in
+// openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig).
 
 func (r *siteRender) nmStateConfig(i int) (any, error) {
 	c, n := r.cluster, &r.cluster.Nodes[i]
@@ -134,8 +135,8 @@ func (r *siteRender) hostFirmwareSettings(i int) (*metal3.HostFirmwareSettings, 
 	}, nil
 }
 
-// biosSettings reads a flat YAML map of BIOS settings, values as written
-// (siteconfig-v1.md §5.6).
+// biosSettings reads a flat YAML map of BIOS settings, values as written (the
+// generator's siteConfigBuilder.go).
 func biosSettings(f *sites.File) (metal3.DesiredSettingsMap, error) {
 	m, err := sites.DecodeFlatMap(f.Path, f.Data)
 	if err != nil {

@@ -94,12 +94,13 @@ func (r *siteRender) warn(msg string) {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-// derivedData is the cluster with the values the generator fills in before
-// it renders anything (siteconfig-v1.md §5.1): NetworkType holds the
-// finished install-config overrides JSON, which is what the default
-// AgentClusterInstall's "{{ .Cluster.NetworkType }}" placeholder expects,
-// ClusterImageSetNameRef falls back to the site's, and a v2 site ConfigMap
-// with data but no name gets its default name.
+// derivedData is the cluster with the values the generator fills in before it
+// renders anything (updateAgentClusterInstall in the generator's
+// siteConfigBuilder.go): NetworkType holds the finished install-config
+// overrides JSON, which is what the default AgentClusterInstall's
+// "{{ .Cluster.NetworkType }}" placeholder expects, ClusterImageSetNameRef falls
+// back to the site's, and a v2 site ConfigMap with data but no name gets its
+// default name.
 func derivedData(s *sites.Site) *sites.Clusters {
 	d := *s.Cluster
 	if overrides, err := installConfigOverrides(s.Cluster); err == nil {
@@ -197,7 +198,8 @@ func (r *siteRender) hasNetwork(i int) bool {
 }
 
 // suppressed reports whether crSuppression drops a kind: node kinds by the
-// node's list, cluster kinds by the cluster's (siteconfig-v1.md §5.4).
+// node's list, cluster kinds by the cluster's (the generator's
+// suppressCrGeneration).
 func (r *siteRender) suppressed(kind string, node int) bool {
 	list := r.cluster.CrSuppression
 	if node >= 0 {
@@ -267,8 +269,8 @@ func (r *siteRender) crAnnotations(kind string, node int) map[string]string {
 	return r.site.Spec().CrAnnotations.Add[kind]
 }
 
-// postProcess applies what every generated object gets, overridden or not
-// (siteconfig-v1.md §5.3): crAnnotations (never overwriting a generated
+// postProcess applies what every generated object gets, overridden or not (the
+// generator's getClusterCRs): crAnnotations (never overwriting a generated
 // annotation), the ZTP annotation, the deprecation warnings, the inspection
 // annotation only when disabled, and the ManagedCluster's auto-detect labels.
 func (r *siteRender) postProcess(kind string, node int, content map[string]any) {
@@ -343,9 +345,9 @@ func (r *siteRender) manifestsConfigMap() error {
 	return err
 }
 
-// siteConfigMap renders the v2 site ConfigMap (siteconfig-v1.md §3.1). A
-// ConfigMap crTemplate applies to it as to the extra-manifest ConfigMap,
-// when it renders its name and namespace.
+// siteConfigMap renders the v2 site ConfigMap (the generator's
+// clusterCRsV2.go). A ConfigMap crTemplate applies to it as to the
+// extra-manifest ConfigMap, when it renders its name and namespace.
 func (r *siteRender) siteConfigMap() error {
 	scm := r.data.SiteConfigMap
 	if scm == nil || scm.Name == "" {

@@ -2,9 +2,12 @@ package render
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
+	"iter"
 	"reflect"
+	"slices"
 	"strings"
 	"text/template"
 	"text/template/parse"
@@ -26,6 +29,15 @@ const (
 	maxFormatWidth = 10000
 	// templateTimeout bounds one execution.
 	templateTimeout = 5 * time.Second
+	// maxTemplateSteps bounds the loop iterations and template calls of
+	// one execution: nested ranges over the site's lists, or over an
+	// integer field of the site (rootDeviceHints.minSizeGigabytes), would
+	// otherwise run for years.
+	maxTemplateSteps = 1_000_000
+	// maxTemplateDepth bounds how deep template calls ({{template}}) nest:
+	// text/template's own limit, 100,000 calls deep, takes gigabytes of
+	// stack, and minutes to unwind.
+	maxTemplateDepth = 100
 )
 
 // errTemplateLimit marks a template stopped by a limit.
@@ -34,7 +46,7 @@ var errTemplateLimit = errors.New("template limit")
 // parseTemplate parses an extra-manifest template with the bounded
 // printing functions, and refuses ranges over a number it writes itself.
 func parseTemplate(name, text string) (*template.Template, error) {
-	t, err := template.New(name).Funcs(boundedFuncs).Parse(text)
+	t, err := template.New(name).Funcs(boundedFuncs).Funcs((*loopBudget)(nil).funcs()).Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("does not parse: %v", err)
 	}
@@ -53,6 +65,11 @@ func parseTemplate(name, text string) (*template.Template, error) {
 		}
 		if err := checkRanges(tt.Tree.Root, vars); err != nil {
 			return nil, err
+		}
+	}
+	for _, tt := range t.Templates() {
+		if tt.Tree != nil {
+			countLoops(tt.Tree.Root)
 		}
 	}
 	return t, nil
@@ -231,24 +248,173 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 	return b.Buffer.Write(p)
 }
 
-// execute runs a template with a time limit. text/template cannot be
-// interrupted, so a template that overruns is abandoned: its goroutine
-// finishes on its own, and its output is discarded.
+// execute runs a template within its limits: output (out's limit), the
+// strings it prints, and a budget of steps and time that every loop
+// iteration and template call draws on (countLoops). Nothing of it runs
+// on after execute returns: it runs on the caller's goroutine, and the
+// budget stops every loop.
 func execute(t *template.Template, out *limitedBuffer, data any) error {
-	done := make(chan error, 1)
-	var buf limitedBuffer
-	buf.limit = out.limit
-	go func() { done <- t.Execute(&buf, data) }()
-	timer := time.NewTimer(templateTimeout)
-	defer timer.Stop()
-	select {
-	case err := <-done:
-		if err != nil {
-			return err
-		}
-		_, err = out.Write(buf.Bytes())
+	b := &loopBudget{deadline: time.Now().Add(templateTimeout)}
+	run, err := t.Clone()
+	if err != nil {
 		return err
-	case <-timer.C:
-		return fmt.Errorf("%w: the template ran for more than %v", errTemplateLimit, templateTimeout)
 	}
+	run.Funcs(b.funcs())
+	err = run.Execute(out, data)
+	if b.err != nil {
+		return b.err // a loop that stopped early left a partial result
+	}
+	return err
+}
+
+// Names of the functions countLoops inserts. A template that calls one
+// itself only spends its own budget.
+const (
+	fnRange1 = "siteopsRange1"
+	fnRange2 = "siteopsRange2"
+	fnStep   = "siteopsStep"
+	fnReturn = "siteopsReturn"
+)
+
+// countLoops makes every loop of a template's tree draw on the execution's
+// budget: a range's value goes through fnRange1 (or fnRange2 when the
+// range declares an index and an element), which iterates it one counted
+// step at a time, and a template call's argument through fnStep, which
+// also counts the depth of calls that fnReturn, at the end of every
+// template, takes back.
+func countLoops(root *parse.ListNode) {
+	root.Nodes = append(root.Nodes, &parse.ActionNode{NodeType: parse.NodeAction, Pos: root.Pos,
+		Pipe: &parse.PipeNode{NodeType: parse.NodePipe, Pos: root.Pos, Cmds: []*parse.CommandNode{command(root.Pos, fnReturn)}}})
+	walkTemplate(root, func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.RangeNode:
+			fn := fnRange1
+			if len(n.Pipe.Decl) > 1 {
+				fn = fnRange2
+			}
+			n.Pipe.Cmds = append(n.Pipe.Cmds, command(n.Pipe.Pos, fn))
+		case *parse.TemplateNode:
+			if n.Pipe == nil {
+				n.Pipe = &parse.PipeNode{NodeType: parse.NodePipe, Pos: n.Pos, Line: n.Line}
+			}
+			n.Pipe.Cmds = append(n.Pipe.Cmds, command(n.Pipe.Pos, fnStep))
+		}
+	})
+}
+
+func command(pos parse.Pos, fn string) *parse.CommandNode {
+	return &parse.CommandNode{NodeType: parse.NodeCommand, Pos: pos, Args: []parse.Node{parse.NewIdentifier(fn).SetPos(pos)}}
+}
+
+// loopBudget is what one execution may still do.
+type loopBudget struct {
+	steps    int
+	depth    int
+	deadline time.Time
+	err      error
+}
+
+// step takes one step; false once the budget is spent.
+func (b *loopBudget) step() bool {
+	if b.err != nil {
+		return false
+	}
+	b.steps++
+	switch {
+	case b.steps > maxTemplateSteps:
+		b.err = fmt.Errorf("%w: the template made more than %d loop iterations and template calls", errTemplateLimit, maxTemplateSteps)
+	case b.steps%1024 == 0 && time.Now().After(b.deadline):
+		b.err = fmt.Errorf("%w: the template ran for more than %v", errTemplateLimit, templateTimeout)
+	}
+	return b.err == nil
+}
+
+// funcs are the functions countLoops calls, bound to b. The nil budget's
+// are those a template is parsed with: parsing needs the names only.
+func (b *loopBudget) funcs() template.FuncMap {
+	return template.FuncMap{
+		fnRange1: func(v any) iter.Seq[any] {
+			return func(yield func(any) bool) {
+				rangeOver(v, func(_, e reflect.Value) bool { return b.step() && yield(e.Interface()) })
+			}
+		},
+		fnRange2: func(v any) iter.Seq2[any, any] {
+			return func(yield func(any, any) bool) {
+				rangeOver(v, func(k, e reflect.Value) bool { return b.step() && yield(k.Interface(), e.Interface()) })
+			}
+		},
+		fnReturn: func() string {
+			b.depth--
+			return ""
+		},
+		fnStep: func(args ...any) (any, error) {
+			if b.depth++; b.depth > maxTemplateDepth && b.err == nil {
+				b.err = fmt.Errorf("%w: template calls nest more than %d deep", errTemplateLimit, maxTemplateDepth)
+			}
+			if !b.step() {
+				return nil, b.err
+			}
+			if len(args) == 0 {
+				return nil, nil
+			}
+			return args[len(args)-1], nil
+		},
+	}
+}
+
+// rangeOver calls each with the index (or key) and element of what
+// text/template can range over, in its order, until each returns false.
+func rangeOver(v any, each func(k, e reflect.Value) bool) {
+	val := reflect.ValueOf(v)
+	for val.Kind() == reflect.Pointer || val.Kind() == reflect.Interface {
+		if val.IsNil() {
+			return
+		}
+		val = val.Elem()
+	}
+	switch val.Kind() {
+	case reflect.Array, reflect.Slice, reflect.String:
+		if val.Kind() == reflect.String {
+			return // text/template refuses it; so does the nil case below
+		}
+		for i := 0; i < val.Len(); i++ {
+			if !each(reflect.ValueOf(i), val.Index(i)) {
+				return
+			}
+		}
+	case reflect.Map:
+		keys := val.MapKeys()
+		slices.SortFunc(keys, func(a, b reflect.Value) int { return compareKeys(a, b) })
+		for _, k := range keys {
+			if !each(k, val.MapIndex(k)) {
+				return
+			}
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		for i := int64(0); i < val.Int(); i++ {
+			if !each(reflect.Value{}, reflect.ValueOf(i).Convert(val.Type())) {
+				return
+			}
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		for i := uint64(0); i < val.Uint(); i++ {
+			if !each(reflect.Value{}, reflect.ValueOf(i).Convert(val.Type())) {
+				return
+			}
+		}
+	}
+}
+
+// compareKeys orders map keys as text/template does for the kinds a site
+// holds: numbers by value, strings and everything else by their text.
+func compareKeys(a, b reflect.Value) int {
+	switch a.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return cmp.Compare(a.Int(), b.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return cmp.Compare(a.Uint(), b.Uint())
+	case reflect.String:
+		return strings.Compare(a.String(), b.String())
+	}
+	return strings.Compare(fmt.Sprint(a.Interface()), fmt.Sprint(b.Interface()))
 }

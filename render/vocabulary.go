@@ -3,11 +3,15 @@ package render
 import (
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/siteops/siteops/sites"
 )
 
 // The annotations, labels and sync waves of the rendered resources, as the
-// upstream SiteConfig generator writes them (siteconfig-v1.md §3.1, §5).
+// upstream SiteConfig generator writes them (clusterCRsV1.go, clusterCRsV2.go
+// and siteConfigHelper.go in openshift-kni/cnf-features-deploy
+// ztp/siteconfig-generator/siteConfig).
 const (
 	// AnnotationZTPGenerated marks every generated object and every object
 	// inside the extra-manifest ConfigMap.
@@ -41,7 +45,8 @@ const (
 	LabelValueAutoDetect = "auto-detect"
 )
 
-// The ClusterInstance operator's vocabulary (clusterinstance.md §2).
+// The ClusterInstance operator's vocabulary (stolostron/siteconfig
+// internal/templates/assisted-installer/template.go).
 const (
 	// AnnotationCISyncWave orders objects for the SiteConfig operator
 	// (missing = 0).
@@ -83,10 +88,10 @@ const (
 	KindMachineConfig         = "MachineConfig"
 )
 
-// syncWaves is the default sync wave of each kind (siteconfig-v1.md §3.1).
-// BareMetalHost is in wave 3 so that Argo CD deletes it before the InfraEnv
-// and the Namespace (OCPBUGS-42945). The v2 site ConfigMap is in wave 2;
-// see siteConfigMapWave.
+// syncWaves is the default sync wave of each kind (the generator's
+// clusterCRsV1.go). BareMetalHost is in wave 3 so that Argo CD deletes it
+// before the InfraEnv and the Namespace (OCPBUGS-42945). The v2 site ConfigMap
+// is in wave 2; see siteConfigMapWave.
 var syncWaves = map[string]int{
 	KindNamespace:             0,
 	KindAgentClusterInstall:   1,
@@ -102,14 +107,14 @@ var syncWaves = map[string]int{
 
 const siteConfigMapWave = 2
 
-// siteConfigMapNamePrefix names a v2 site ConfigMap that has data but no
-// name: ztp-site-<clusterName> (siteconfig-v1.md §3.1).
+// siteConfigMapNamePrefix names a v2 site ConfigMap that has data but no name:
+// ztp-site-<clusterName> (the generator's clusterCRsV2.go).
 const siteConfigMapNamePrefix = "ztp-site-"
 
-// deprecation is a warning annotation the generator writes on every object
-// of a kind when a cluster uses a deprecated field. It is written after
-// crTemplates and crAnnotations, so an override keeps it and cannot replace
-// it (siteconfig-v1.md §3.1).
+// deprecation is a warning annotation the generator writes on every object of a
+// kind when a cluster uses a deprecated field. It is written after crTemplates
+// and crAnnotations, so an override keeps it and cannot replace it
+// (getDeprecationWarnings in the generator's siteConfigHelper.go).
 type deprecation struct {
 	kind, annotation, message string
 	used                      func(c *sites.Clusters) bool
@@ -126,8 +131,8 @@ var deprecations = []deprecation{
 
 // kindOrder orders kinds within one sync wave the way Argo CD applies them:
 // namespaces and built-in kinds first, custom resources after, by name
-// (gitops-policy-conventions.md §3.2). Kinds not listed sort after these,
-// alphabetically.
+// (argoproj/gitops-engine pkg/sync/sync_tasks.go). Kinds not listed sort after
+// these, alphabetically.
 var kindOrder = []string{
 	KindNamespace, "NetworkPolicy", "ResourceQuota", "LimitRange", "ServiceAccount", "Secret",
 	KindConfigMap,
@@ -144,3 +149,9 @@ var credentialKinds = map[string]string{
 	"Secret":      "data and stringData",
 	"OAuthClient": "secret",
 }
+
+// MaxConfigMapData is the most a ConfigMap's data (keys and values
+// together) may hold: Kubernetes refuses a larger one (k8s.io/kubernetes
+// pkg/apis/core/validation/validation.go ValidateConfigMap, the limit
+// being k8s.io/api core/v1 MaxSecretSize, 1 MiB).
+const MaxConfigMapData = corev1.MaxSecretSize

@@ -14,9 +14,10 @@ import (
 // ClusterInstanceAPIVersion is the only ClusterInstance version.
 const ClusterInstanceAPIVersion = "siteconfig.open-cluster-management.io/v1alpha1"
 
-// The ClusterInstance CRD's defaults and enumerations (clusterinstance.md
-// §1, and the CRD in internal/crdschema/crds). Defaults are applied before
-// a document's keys are read, as the API server applies them on create.
+// The ClusterInstance CRD's defaults and enumerations (stolostron/siteconfig
+// api/v1alpha1/clusterinstance_types.go, and the CRD in
+// internal/crdschema/crds). Defaults are applied before a document's keys are
+// read, as the API server applies them on create.
 const (
 	DefaultCIArchitecture   = "x86_64"
 	DefaultCIRole           = "master"
@@ -25,7 +26,8 @@ const (
 	DefaultPreservationMode = "None"
 )
 
-// ClusterInstance cluster types (clusterinstance.md §1.1, §7.1).
+// ClusterInstance cluster types (stolostron/siteconfig
+// api/v1alpha1/clusterinstance_types.go and clusterinstance_validation.go).
 const (
 	ClusterTypeCISNO       = "SNO"
 	ClusterTypeCIHA        = "HighlyAvailable"
@@ -50,8 +52,9 @@ var ciEnums = map[string][]string{
 	"spec.nodes[].cpuArchitecture":       {"x86_64", "aarch64"},
 }
 
-// DefaultTemplateRefs are the operator's built-in Assisted Installer
-// template sets, which siteops renders in Go (clusterinstance.md §2).
+// DefaultTemplateRefs are the operator's built-in Assisted Installer template
+// sets, which siteops renders in Go (stolostron/siteconfig
+// internal/templates/assisted-installer/template.go).
 var DefaultTemplateRefs = struct{ Cluster, Node string }{"ai-cluster-templates-v1", "ai-node-templates-v1"}
 
 // The CRD's patterns for MAC addresses. The one for bootMACAddress is not
@@ -108,9 +111,10 @@ func isClusterInstance(body *yaml.Node) bool {
 	return av != nil && strings.HasPrefix(av.Value, clusterInstanceGroup)
 }
 
-// decodeClusterInstance decodes one ClusterInstance document and checks
-// what the CRD schema and the operator's webhook check on create
-// (clusterinstance.md §1, §7.1).
+// decodeClusterInstance decodes one ClusterInstance document and checks what
+// the CRD schema and the operator's webhook check on create
+// (stolostron/siteconfig api/v1alpha1/clusterinstance_types.go,
+// clusterinstance_webhook.go).
 func decodeClusterInstance(file string, body *yaml.Node, budget *int, o decodeOptions) ([]*Site, Problems) {
 	d := newNodeDecoder(file, budget)
 	d.yaml11 = true
@@ -148,7 +152,9 @@ func decodeClusterInstance(file string, body *yaml.Node, budget *int, o decodeOp
 }
 
 // checkClusterInstance applies the CRD schema's rules (required fields,
-// enumerations, patterns) and the webhook's shared checks (§7.1).
+// enumerations, patterns) and the webhook's shared checks
+// (ValidateClusterInstance in stolostron/siteconfig
+// api/v1alpha1/clusterinstance_validation.go).
 func (v *validator) checkClusterInstance(ci *ClusterInstance) {
 	s := &ci.Spec
 	if ci.Kind != "ClusterInstance" {
@@ -311,7 +317,8 @@ func (v *validator) checkCINode(np string, n *NodeSpec) {
 }
 
 // checkNodeCounts is the webhook's control-plane agent validation
-// (clusterinstance.md §7.1).
+// (validateControlPlaneAgentCount in stolostron/siteconfig
+// api/v1alpha1/clusterinstance_validation.go).
 func (v *validator) checkNodeCounts(s *ClusterInstanceSpec) {
 	if v.broken["spec.nodes"] || len(s.Nodes) == 0 {
 		return

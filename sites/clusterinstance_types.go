@@ -1,9 +1,9 @@
 package sites
 
 // ClusterInstance input types (siteconfig.open-cluster-management.io/v1alpha1,
-// clusterinstance.md §1). Go field names follow the upstream API types, so
-// that templates addressing ".Spec.X" keep working if custom templates are
-// supported; the yaml tags are the file format.
+// stolostron/siteconfig api/v1alpha1/clusterinstance_types.go). Go field names
+// follow the upstream API types, so that templates addressing ".Spec.X" keep
+// working if custom templates are supported; the yaml tags are the file format.
 
 // ClusterInstance is one ClusterInstance document: one cluster.
 type ClusterInstance struct {
@@ -15,7 +15,7 @@ type ClusterInstance struct {
 	Status map[string]any `yaml:"status"`
 }
 
-// ClusterInstanceSpec is the cluster (clusterinstance.md §1.1).
+// ClusterInstanceSpec is the cluster.
 type ClusterInstanceSpec struct {
 	ClusterName            string                       `yaml:"clusterName"`
 	PullSecretRef          PullSecretRef                `yaml:"pullSecretRef"`
@@ -100,7 +100,7 @@ type HostRef struct {
 	Namespace string `yaml:"namespace"`
 }
 
-// NodeSpec is one host (clusterinstance.md §1.2).
+// NodeSpec is one host.
 type NodeSpec struct {
 	HostName               string                       `yaml:"hostName"`
 	BmcAddress             string                       `yaml:"bmcAddress"`

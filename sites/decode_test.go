@@ -594,9 +594,10 @@ func TestDecodeMultiDocumentProblemsStayInTheirDocument(t *testing.T) {
 	}
 }
 
-// TestDecodeValidation checks the generator's own checks (siteconfig-v1.md
-// §4): each is an error on the right field of the right cluster, and the
-// other cluster of the file still loads.
+// TestDecodeValidation checks the generator's own checks (the UnmarshalYAML
+// methods of siteConfig.go and validateSiteConfig): each is an error on the
+// right field of the right cluster, and the other cluster of the file still
+// loads.
 func TestDecodeValidation(t *testing.T) {
 	tests := []struct {
 		name    string

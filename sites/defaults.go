@@ -1,29 +1,33 @@
 package sites
 
 // Defaults and fixed vocabularies of the SiteConfig format, each as the
-// upstream generator applies it (siteconfig-v1.md §2.3, §2.4, §5.7). A
-// default is applied before a document's keys are read, so an explicit value,
-// even an empty one, wins, exactly as with the generator.
+// upstream generator applies it: the UnmarshalYAML methods of Clusters, Nodes,
+// DiskEncryption, Partitions and SiteConfigMap in
+// openshift-kni/cnf-features-deploy
+// ztp/siteconfig-generator/siteConfig/siteConfig.go. A default is applied
+// before a document's keys are read, so an explicit value, even an empty one,
+// wins, exactly as with the generator.
 const (
-	DefaultNetworkType           = "OVNKubernetes" // §2.3 networkType
-	DefaultBootMode              = "UEFI"          // §2.4 bootMode
-	DefaultRole                  = "master"        // §2.4 role
-	DefaultIronicInspect         = "enabled"       // §2.4 ironicInspect (the CRD's "disabled" is wrong)
-	DefaultAutomatedCleaningMode = "disabled"      // §2.4 automatedCleaningMode
-	DefaultDiskEncryptionType    = "none"          // §2.3 diskEncryption.type
-	DefaultSiteConfigMapNS       = "ztp-site"      // §2.3 siteConfigMap.namespace
-	DefaultFileSystemFormat      = "xfs"           // §5.7 file_system_format
+	DefaultNetworkType           = "OVNKubernetes" // clusters[].networkType
+	DefaultBootMode              = "UEFI"          // nodes[].bootMode
+	DefaultRole                  = "master"        // nodes[].role
+	DefaultIronicInspect         = "enabled"       // nodes[].ironicInspect (the CRD's "disabled" is wrong)
+	DefaultAutomatedCleaningMode = "disabled"      // nodes[].automatedCleaningMode
+	DefaultDiskEncryptionType    = "none"          // clusters[].diskEncryption.type
+	DefaultSiteConfigMapNS       = "ztp-site"      // clusters[].siteConfigMap.namespace
+	DefaultFileSystemFormat      = "xfs"           // diskPartition[].partitions[].file_system_format
 
-	CPUPartitioningNone     CPUPartitioningMode = "None"     // §2.3 cpuPartitioningMode
-	CPUPartitioningAllNodes CPUPartitioningMode = "AllNodes" // §2.3 cpuPartitioningMode
+	CPUPartitioningNone     CPUPartitioningMode = "None"     // clusters[].cpuPartitioningMode
+	CPUPartitioningAllNodes CPUPartitioningMode = "AllNodes" // clusters[].cpuPartitioningMode
 
-	RoleMaster = "master" // a node with role "" or "master" is a control-plane node (§2.4)
+	RoleMaster = "master" // a node with role "" or "master" is a control-plane node
 
-	ClusterTypeSNO      = "sno"      // exactly one master (§5.9)
+	ClusterTypeSNO      = "sno"      // exactly one master
 	ClusterTypeStandard = "standard" // anything else
 
-	// MinPartitionStart is the smallest diskPartition start, in MiB: below it
-	// the root partition is too small to install (§4 item 4).
+	// MinPartitionStart is the smallest diskPartition start, in MiB: below
+	// it the root partition is too small to install
+	// (Partitions.UnmarshalYAML).
 	MinPartitionStart = 25000
 )
 
@@ -39,7 +43,8 @@ var ignoredFields = map[string]string{
 	"baseDomain":        "a cluster's base domain is spec.baseDomain; the per-cluster key is never used",
 }
 
-// Kinds a crTemplates entry may override, per level (siteconfig-v1.md §5.3).
+// Kinds a crTemplates entry may override, per level (areAllOverridesValid in
+// siteConfig.go).
 var (
 	crTemplateClusterKinds = []string{
 		"Namespace", "AgentClusterInstall", "ClusterDeployment", "NMStateConfig", "InfraEnv",

@@ -31,6 +31,12 @@
 // Files are size-limited and YAML aliases are bounded, so a repository
 // cannot exhaust memory.
 //
+// # The normalized model
+//
+// Site.Model gives the site in one shape for both formats (ClusterModel,
+// NodeModel) with the document path of every field: what policies, the
+// fleet index, the change rules and the converter compare.
+//
 // # What this package does not know
 //
 // Git, rendering and policies: a Site is input, fully read, and

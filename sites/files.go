@@ -27,10 +27,11 @@ type File struct {
 	Data []byte
 }
 
-// ManifestDir is a directory of extra manifests: its regular files, sorted
-// by name. Dot-files, empty files and sub-directories are left out, as
-// upstream does (siteconfig-v1.md §5.2), except the "workload" directory of
-// the legacy cpuset partitioning (§5.5).
+// ManifestDir is a directory of extra manifests: its regular files, sorted by
+// name. Dot-files, empty files and sub-directories are left out, as upstream
+// does (getExtraManifestMaps in openshift-kni/cnf-features-deploy
+// ztp/siteconfig-generator/siteConfig/siteConfigBuilder.go), except the
+// "workload" directory of the legacy cpuset partitioning (getWorkloadManifest).
 type ManifestDir struct {
 	Path     string
 	Files    []*File

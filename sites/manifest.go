@@ -11,10 +11,11 @@ import (
 )
 
 // DecodeManifest reads the first YAML document of data as a mapping of
-// JSON-compatible values, resolving scalars as the upstream generator's
-// parser does (0644 is 420). Later documents are ignored, as upstream
-// ignores them (siteconfig-v1.md §5.2). It is used for extra manifests,
-// crTemplates and BIOS profiles; aliases are bounded as for site files.
+// JSON-compatible values, resolving scalars as the upstream generator's parser
+// does (0644 is 420). Later documents are ignored, as upstream ignores them
+// (getExtraManifestMaps in the generator's siteConfigBuilder.go). It is used
+// for extra manifests, crTemplates and BIOS profiles; aliases are bounded as
+// for site files.
 func DecodeManifest(file string, data []byte) (map[string]any, error) {
 	var out map[string]any
 	if err := decodeFirst(file, data, &out); err != nil {
@@ -47,9 +48,9 @@ func decodeFirst(file string, data []byte, out any) error {
 }
 
 // DecodeFlatMap reads the first YAML document of data as a flat mapping of
-// strings, keeping each scalar as written (0x1F stays "0x1F"), as the
-// generator reads BIOS profiles (siteconfig-v1.md §5.6). A nested value is
-// an error that names its key and line.
+// strings, keeping each scalar as written (0x1F stays "0x1F"), as the generator
+// reads BIOS profiles (its siteConfigBuilder.go). A nested value is an error
+// that names its key and line.
 func DecodeFlatMap(file string, data []byte) (map[string]string, error) {
 	var out map[string]string
 	if err := decodeFirst(file, data, &out); err != nil {

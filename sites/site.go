@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // Format names an input format.
@@ -62,6 +63,8 @@ type Site struct {
 	BaseDir string
 
 	fields map[string]Position
+	// model is the normalized site, built by Model on first use.
+	model atomic.Pointer[Model]
 }
 
 // join resolves a path written in the site against its base directory.

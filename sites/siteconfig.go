@@ -32,6 +32,7 @@ func decodeFile(file string, data []byte, o decodeOptions) ([]*Site, Problems) {
 	)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	budget := newBudget()
+	count := 0
 	for doc := 0; ; doc++ {
 		var root yaml.Node
 		err := dec.Decode(&root)
@@ -45,9 +46,19 @@ func decodeFile(file string, data []byte, o decodeOptions) ([]*Site, Problems) {
 		if len(root.Content) == 0 {
 			continue
 		}
+		items := listItems(root.Content[0])
+		for _, body := range items {
+			count += sitesIn(body)
+		}
+		if count > MaxSitesPerFile {
+			pos := Position{File: file, Line: root.Content[0].Line, Column: root.Content[0].Column}
+			return nil, append(problems, Problem{Pos: pos, Severity: SeverityError,
+				Message: fmt.Sprintf("the file holds more than %d sites (this document brings it to %d); none of its sites is loaded", MaxSitesPerFile, count),
+				Hint:    fmt.Sprintf("split the file into files of at most %d sites", MaxSitesPerFile)})
+		}
 		var s []*Site
 		var p Problems
-		for _, body := range listItems(root.Content[0]) {
+		for _, body := range items {
 			switch {
 			case isClusterInstance(body):
 				ss, pp := decodeClusterInstance(file, body, budget, o)
@@ -65,6 +76,37 @@ func decodeFile(file string, data []byte, o decodeOptions) ([]*Site, Problems) {
 		problems = append(problems, p...)
 	}
 	return out, problems
+}
+
+// MaxSitesPerFile is the most sites one file may define. Every site of a
+// file is held at once while the file is decoded, so the bound keeps a
+// file's memory within a few hundred megabytes whatever its size; real
+// fleets keep a handful of clusters per file.
+const MaxSitesPerFile = 1000
+
+// sitesIn counts the sites a document defines: the clusters of a
+// SiteConfig, one for a ClusterInstance, none for anything else.
+func sitesIn(body *yaml.Node) int {
+	switch {
+	case isClusterInstance(body):
+		return 1
+	case isSiteConfig(body):
+		spec := mappingValue(body, "spec")
+		for spec != nil && spec.Kind == yaml.AliasNode {
+			spec = spec.Alias
+		}
+		if spec == nil {
+			return 0
+		}
+		c := mappingValue(spec, "clusters")
+		for c != nil && c.Kind == yaml.AliasNode {
+			c = c.Alias
+		}
+		if c != nil && c.Kind == yaml.SequenceNode {
+			return len(c.Content)
+		}
+	}
+	return 0
 }
 
 // listItems returns the items of a v1 List document (what `kubectl get -o
@@ -151,8 +193,10 @@ func mappingValue(n *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// decodeSiteConfig decodes one SiteConfig document and checks what the
-// upstream generator checks (siteconfig-v1.md §4), cluster by cluster.
+// decodeSiteConfig decodes one SiteConfig document and checks what the upstream
+// generator checks (openshift-kni/cnf-features-deploy
+// ztp/siteconfig-generator/siteConfig/siteConfig.go and siteConfigBuilder.go),
+// cluster by cluster.
 func decodeSiteConfig(file string, body *yaml.Node, budget *int, o decodeOptions) ([]*Site, Problems) {
 	d := newNodeDecoder(file, budget)
 	sc := &SiteConfig{}
@@ -274,9 +318,9 @@ func clusterIndex(field string) (int, bool) {
 	return i, true
 }
 
-// normalizeCluster derives what upstream derives after decoding: node
-// counts, the cluster type, partition labels and the manifests ConfigMap
-// references (siteconfig-v1.md §2.3, §5.7, §5.9).
+// normalizeCluster derives what upstream derives after decoding: node counts,
+// the cluster type, partition labels and the manifests ConfigMap references
+// (the UnmarshalYAML methods of the generator's siteConfig.go).
 func normalizeCluster(c *Clusters, sc *SiteConfig) {
 	c.NumMasters, c.NumWorkers = 0, 0
 	for i := range c.Nodes {
@@ -308,7 +352,8 @@ func normalizeCluster(c *Clusters, sc *SiteConfig) {
 	}
 }
 
-// AcceleratedZTPLabel switches on accelerated provisioning (siteconfig-v1.md §5.9).
+// AcceleratedZTPLabel switches on accelerated provisioning
+// (isAcceleratedZTPEnabled in the generator's siteConfig.go).
 const AcceleratedZTPLabel = "accelerated-ztp"
 
 // AcceleratedZTP reports whether the cluster asks for accelerated ZTP.
@@ -387,7 +432,8 @@ func (v *validator) checkCrTemplates(field string, m map[string]string, allowed 
 	}
 }
 
-// checkCluster applies the generator's own checks (siteconfig-v1.md §4).
+// checkCluster applies the generator's own checks (siteConfig.go and
+// validateSiteConfig in siteConfigBuilder.go).
 func (v *validator) checkCluster(cp string, c *Clusters, sc *SiteConfig, format Format) {
 	if c.NumMasters == 0 && !v.broken[cp+".nodes"] {
 		v.fail(cp+".nodes", "the cluster has no master node (counted %d masters, %d other nodes)", c.NumMasters, len(c.Nodes)-int(c.NumMasters)).

@@ -2,10 +2,10 @@ package sites
 
 // The SiteConfig input types. Their Go field names are part of the input
 // format, not an implementation detail: crTemplates address values as
-// "{{ .Cluster.ClusterName }}" and extra-manifest templates as
-// "{{ .Data.Nodes }}", both by the upstream generator's Go field names
-// (siteconfig-v1.md §3.0 and §5.2). Keep them; the yaml tags are the file
-// format (siteconfig-v1.md §2).
+// "{{ .Cluster.ClusterName }}" and extra-manifest templates as "{{ .Data.Nodes }}",
+// both by the upstream generator's Go field names
+// (openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig/
+// siteConfig.go). Keep them; the yaml tags are the file format.
 
 // SiteConfig is one SiteConfig document (ran.openshift.io/v1 or /v2).
 type SiteConfig struct {
@@ -48,7 +48,7 @@ type SshPrivateKeySecretRef struct {
 }
 
 // CrAnnotations adds annotations per kind. The first level (node, cluster,
-// site) that names a kind wins as a whole (siteconfig-v1.md §5.4).
+// site) that names a kind wins as a whole (the generator's CrAnnotationSearch).
 type CrAnnotations struct {
 	Add map[string]map[string]string `yaml:"add"`
 }
@@ -58,7 +58,8 @@ type BiosConfigRef struct {
 	FilePath string `yaml:"filePath"`
 }
 
-// Filter selects extra-manifest files by name (siteconfig-v1.md §5.2).
+// Filter selects extra-manifest files by name (the generator's
+// filterExtraManifests).
 type Filter struct {
 	InclusionDefault *string  `yaml:"inclusionDefault"`
 	Exclude          []string `yaml:"exclude"`

@@ -2,10 +2,10 @@ package assisted
 
 import "fmt"
 
-// ClusterStatus is an assisted-service cluster status (§2.1).
+// ClusterStatus is an assisted-service cluster status (models/cluster.go).
 type ClusterStatus string
 
-// Cluster statuses (§2.1, models/cluster.go).
+// Cluster statuses (models/cluster.go).
 const (
 	ClusterPendingForInput             ClusterStatus = "pending-for-input"
 	ClusterInsufficient                ClusterStatus = "insufficient"
@@ -31,7 +31,7 @@ func (s ClusterStatus) In(set ...ClusterStatus) bool {
 	return false
 }
 
-// ClusterKind is the kind of a backend cluster (§0).
+// ClusterKind is the kind of a backend cluster (internal/controller/controllers/clusterdeployments_controller.go).
 type ClusterKind string
 
 const (
@@ -39,7 +39,7 @@ const (
 	KindAddHostsCluster ClusterKind = "AddHostsCluster"
 )
 
-// Cluster status-info texts (§2.2, internal/cluster/common.go).
+// Cluster status-info texts (internal/cluster/common.go).
 const (
 	ClusterInfoReady                    = "Cluster ready to be installed"
 	ClusterInfoInsufficient             = "Cluster is not ready for install"
@@ -79,7 +79,7 @@ func ClusterInfoFinalizingStageSlow(stage FinalizingStage, minutes int) string {
 	return fmt.Sprintf("Cluster finalizing stage '%s' is taking longer than the expected duration (%d minutes). To troubleshoot use kubeconfig or connect to any node using ssh", stage, minutes)
 }
 
-// Installation preparation results (§2.3, §11: LastInstallationPreparation).
+// Installation preparation results (internal/cluster/statemachine.go, internal/controller/controllers/clusterdeployments_controller.go: LastInstallationPreparation).
 const (
 	PrepNotStarted = "not_started"
 	PrepSuccess    = "success"
@@ -90,7 +90,7 @@ const (
 	PrepReasonTimeout      = "Installation failed. Try again, and contact support if the issue persists."
 )
 
-// FinalizingStage is a stage of a finalizing cluster (§2.3,
+// FinalizingStage is a stage of a finalizing cluster (internal/cluster/statemachine.go,
 // models/finalizing_stage.go).
 type FinalizingStage string
 
@@ -113,7 +113,7 @@ type FinalizingStageSpec struct {
 	Failing    bool
 }
 
-// FinalizingStages lists the finalizing stages in order (§2.3,
+// FinalizingStages lists the finalizing stages in order (internal/cluster/statemachine.go,
 // internal/cluster/finalizing_stages.go).
 var FinalizingStages = []FinalizingStageSpec{
 	{FinalizingWaitingForClusterOperators, 600, 70, true},
@@ -125,7 +125,7 @@ var FinalizingStages = []FinalizingStageSpec{
 	{FinalizingDone, 70, 70, true},
 }
 
-// Builtin monitored operators (§2.3 installed criteria).
+// Builtin monitored operators (internal/cluster/statemachine.go installed criteria).
 const (
 	OperatorCVO     = "cvo"
 	OperatorConsole = "console"

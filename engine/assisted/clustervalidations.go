@@ -8,7 +8,7 @@ import (
 )
 
 // ClusterGroup says which cluster refresh rule a failing validation feeds
-// (§2.3).
+// (internal/cluster/statemachine.go).
 type ClusterGroup int
 
 const (
@@ -28,7 +28,7 @@ type ClusterNetwork struct {
 }
 
 // The networks a cluster gets when its AgentClusterInstall gives none
-// (§0, internal/bminventory/inventory.go Config).
+// (internal/bminventory/inventory.go Config).
 var (
 	DefaultClusterNetwork = ClusterNetwork{CIDR: "10.128.0.0/14", HostPrefix: 23}
 	DefaultServiceNetwork = "172.30.0.0/16"
@@ -90,7 +90,7 @@ func (c *ClusterInput) hasInventories() bool {
 
 func (c *ClusterInput) machineNetworkRequired() bool { return !c.UMN || c.SNO }
 
-// ClusterValidation is one cluster validation (§4).
+// ClusterValidation is one cluster validation (internal/cluster/validator.go).
 type ClusterValidation struct {
 	ID           string
 	Category     Category
@@ -99,7 +99,7 @@ type ClusterValidation struct {
 	eval         func(*ClusterInput) (ValidationStatus, string)
 }
 
-// Cluster validation ids (§4, models/cluster_validation_id.go).
+// Cluster validation ids (models/cluster_validation_id.go).
 const (
 	CVMachineCIDRDefined        = "machine-cidr-defined"
 	CVClusterCIDRDefined        = "cluster-cidr-defined"
@@ -132,7 +132,7 @@ var ValidNetworkTypes = []string{"OpenShiftSDN", "OVNKubernetes", "Cilium", "Cal
 // thirdPartyCNIs need an uploaded custom manifest.
 var thirdPartyCNIs = []string{"Cilium", "Calico", "CiscoACI", "None"}
 
-// ClusterValidations lists the core cluster validations (§4).
+// ClusterValidations lists the core cluster validations (internal/cluster/validator.go).
 var ClusterValidations = []ClusterValidation{
 	{ID: CVMachineCIDRDefined, Category: CategoryNetwork, Group: GroupPending, eval: func(c *ClusterInput) (ValidationStatus, string) {
 		switch {
@@ -374,6 +374,8 @@ func (c *ClusterInput) vipsValid(name string, vips []string) (ValidationStatus, 
 		return pending(name + " virtual IPs are undefined.")
 	case !c.hasInventories() || len(c.MachineNetworks) == 0:
 		return pending("Hosts have not been discovered yet")
+	case c.UserManagedLB:
+		return c.vipValidUserManagedLB(strings.ToLower(name)+" vip", vips[0])
 	}
 	var problems []string
 	for i, vip := range vips {
@@ -391,8 +393,29 @@ func (c *ClusterInput) vipsValid(name string, vips []string) (ValidationStatus, 
 	return ok(fmt.Sprintf("%s %s belongs to the Machine CIDR and is not in use.", lower, strings.Join(vips, ", ")))
 }
 
-// vipProblem checks one VIP against its machine network (network.VerifyVip).
-func (c *ClusterInput) vipProblem(name, vip, cidr string) string {
+// vipValidUserManagedLB checks the first VIP of a cluster whose load
+// balancer the user runs: it must sit in one of the machine networks, which
+// need not be free (internal/cluster/validator.go
+// validateVipsUserManagedLoadBalancer, internal/network/
+// machine_network_cidr.go VerifyVipWithMachineNetworkList).
+func (c *ClusterInput) vipValidUserManagedLB(name, vip string) (ValidationStatus, string) {
+	var errs []string
+	for _, cidr := range c.MachineNetworks {
+		msg := vipPlacementProblem(name, vip, cidr)
+		if msg == "" {
+			return ok(fmt.Sprintf("%s %s is valid", name, vip))
+		}
+		errs = append(errs, fmt.Sprintf("machine network CIDR <%s> verification failed: %s", cidr, msg))
+	}
+	return fail(fmt.Sprintf("%s '%s' failed verification: none of the machine networks is satisfying the requirements, description: %s", name, vip, strings.Join(errs, "; ")))
+}
+
+// vipPlacementProblem checks that a VIP sits in a machine network and is
+// not its broadcast address (VerifyVipWithSingleMachineNetwork).
+func vipPlacementProblem(name, vip, cidr string) string {
+	if cidr == "" {
+		return fmt.Sprintf("%s <%s> cannot be set if Machine Network CIDR is empty", name, vip)
+	}
 	addr, err := netip.ParseAddr(vip)
 	prefix, perr := netip.ParsePrefix(cidr)
 	if err != nil || perr != nil || !prefix.Contains(addr) {
@@ -401,6 +424,17 @@ func (c *ClusterInput) vipProblem(name, vip, cidr string) string {
 	if addr.Is4() && addr == lastAddr(prefix) {
 		return fmt.Sprintf("%s <%s> is the broadcast address of machine-network-cidr <%s>", name, vip, cidr)
 	}
+	return ""
+}
+
+// vipProblem checks one VIP against its machine network, and that no host
+// uses it (VerifyVipWithSingleMachineNetwork, VerifyVipFree).
+func (c *ClusterInput) vipProblem(name, vip, cidr string) string {
+	if msg := vipPlacementProblem(name, vip, cidr); msg != "" {
+		return msg
+	}
+	addr, _ := netip.ParseAddr(vip)
+	prefix, _ := netip.ParsePrefix(cidr)
 	for _, h := range c.Hosts {
 		if h.Inventory == nil {
 			continue

@@ -37,7 +37,7 @@ func TestGoodClusterPassesEverything(t *testing.T) {
 	}
 }
 
-// Each cluster validation passes and fails with the upstream message (§4).
+// Each cluster validation passes and fails with the upstream message (internal/cluster/validator.go).
 func TestClusterValidations(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -88,6 +88,10 @@ func TestClusterValidations(t *testing.T) {
 		}, CVAPIVIPsValid, ValidationFailure,
 			"api vips <192.0.2.10> is already in use in cidr 192.0.2.8/30. The machine network range is too small for the cluster. Please redefine the network."},
 		{"api vip not verified", func(c *ClusterInput) { c.VIPsVerified = false }, CVAPIVIPsValid, ValidationFailure, "api vips <192.0.2.100> are not verified yet."},
+		{"api vip user-managed load balancer", func(c *ClusterInput) { c.UserManagedLB, c.APIVIPs = true, []string{"192.0.2.10"} }, CVAPIVIPsValid, ValidationSuccess,
+			"api vip 192.0.2.10 is valid"},
+		{"api vip user-managed load balancer outside", func(c *ClusterInput) { c.UserManagedLB, c.APIVIPs = true, []string{"198.51.100.5"} }, CVAPIVIPsValid, ValidationFailure,
+			"api vip '198.51.100.5' failed verification: none of the machine networks is satisfying the requirements, description: machine network CIDR <192.0.2.0/24> verification failed: api vip <198.51.100.5> does not belong to machine-network-cidr <192.0.2.0/24>"},
 		{"ingress vip valid", func(*ClusterInput) {}, CVIngressVIPsValid, ValidationSuccess, "ingress vips 192.0.2.101 belongs to the Machine CIDR and is not in use."},
 		{"hosts not ready", func(c *ClusterInput) { c.Hosts[1].Status = HostInsufficient }, CVAllHostsReady, ValidationFailure, "The cluster has hosts that are not ready to install."},
 		{"hosts ready", func(*ClusterInput) {}, CVAllHostsReady, ValidationSuccess, "All hosts in the cluster are ready to install."},
@@ -151,7 +155,7 @@ func TestClusterValidations(t *testing.T) {
 	}
 }
 
-// Failures feed the refresh rule's groups (§2.3).
+// Failures feed the refresh rule's groups (internal/cluster/statemachine.go).
 func TestClusterGates(t *testing.T) {
 	in := goodCluster()
 	in.PullSecretSet = false

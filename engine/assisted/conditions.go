@@ -85,8 +85,8 @@ func FindCondition(conds []engine.Condition, t string) (engine.Condition, bool) 
 	return engine.Condition{}, false
 }
 
-// Condition types, reasons and messages (§5). Reasons and messages are the
-// code's, where the upstream documents say otherwise (§12).
+// Condition types, reasons and messages (internal/controller/controllers). Reasons and messages are the
+// code's, where the upstream documents say otherwise (internal/controller/controllers).
 const (
 	CondSpecSynced                        = "SpecSynced"
 	CondRequirementsMet                   = "RequirementsMet"
@@ -184,12 +184,12 @@ type ACIView struct {
 	CVOStatus, CVOInfo string
 }
 
-// ACIConditions computes the AgentClusterInstall conditions (§5.1). A nil
+// ACIConditions computes the AgentClusterInstall conditions (internal/controller/controllers/clusterdeployments_controller.go). A nil
 // entry in the result is never returned; LastInstallationPreparationFailed
 // is left out when the preparation status is not_started (the previous
 // condition stays).
 func ACIConditions(v ACIView) []Cond {
-	// The code writes the reason as the message (§12).
+	// The code writes the reason as the message (internal/controller/controllers).
 	spec := specSynced(v.Sync, ReasonSyncOK)
 	if !v.Registered {
 		return notAvailable(spec, CondRequirementsMet, CondValidated, CondCompleted, CondFailed, CondStopped)
@@ -264,14 +264,16 @@ func aciRequirementsMet(v ACIView) Cond {
 func aciValidated(v ACIView) Cond {
 	const t = CondValidated
 	switch {
-	case v.Status == ClusterAddingHosts:
-		return Cond{t, True, ReasonValidationsPassing, "The cluster's validations are passing"}
-	case v.Validations == nil:
-		return Cond{t, Unknown, ReasonValidationsUnknown, "The cluster's validations have not yet been calculated"}
+	// Insufficient and pending-for-input come before the "not yet
+	// calculated" case (clusterdeployments_controller.go clusterValidated).
 	case v.Status == ClusterInsufficient:
 		return Cond{t, False, ReasonValidationsFailing, "The cluster's validations are failing: " + notPassingMessages(v.Validations)}
 	case v.Status == ClusterPendingForInput:
 		return Cond{t, False, ReasonValidationsUserPending, "The cluster's validations are pending for user: " + notPassingMessages(v.Validations)}
+	case v.Status == ClusterAddingHosts:
+		return Cond{t, True, ReasonValidationsPassing, "The cluster's validations are passing"}
+	case v.Validations == nil:
+		return Cond{t, Unknown, ReasonValidationsUnknown, "The cluster's validations have not yet been calculated"}
 	}
 	return Cond{t, True, ReasonValidationsPassing, "The cluster's validations are passing"}
 }
@@ -330,8 +332,8 @@ func notPassingMessages(rs []Result) string {
 	return strings.Join(msgs, ",")
 }
 
-// Hive's ClusterDeployment condition types and reasons (§5.1 Hive
-// mirroring, pkg/controller/clusterdeployment/clusterinstalls.go).
+// Hive's ClusterDeployment condition types and reasons (Hive
+// pkg/controller/clusterdeployment/clusterinstalls.go).
 const (
 	CondClusterInstallFailed          = "ClusterInstallFailed"
 	CondClusterInstallCompleted       = "ClusterInstallCompleted"
@@ -402,7 +404,7 @@ type AgentView struct {
 	CleanupError string
 }
 
-// AgentConditions computes the Agent conditions (§5.2).
+// AgentConditions computes the Agent conditions (internal/controller/controllers/agent_controller.go).
 func AgentConditions(v AgentView) []Cond {
 	spec := specSynced(v.Sync, "The Spec has been successfully applied")
 	if !v.Registered {
@@ -456,12 +458,14 @@ func agentValidated(v AgentView) Cond {
 		return Cond{t, False, ReasonBinding, msgBinding}
 	case s.In(HostUnbinding, HostUnbindingPendingUserAction):
 		return Cond{t, False, ReasonUnbinding, msgUnbinding}
-	case v.Validations == nil:
-		return Cond{t, Unknown, ReasonValidationsUnknown, "The agent's validations have not yet been calculated"}
+	// Insufficient and pending-for-input come before the "not yet
+	// calculated" case (agent_controller.go validated).
 	case s.In(HostInsufficient, HostInsufficientUnbound):
 		return Cond{t, False, ReasonValidationsFailing, "The agent's validations are failing: " + notPassingMessages(v.Validations)}
 	case s == HostPendingForInput:
 		return Cond{t, False, ReasonValidationsUserPending, "The agent's validations are pending for user: " + notPassingMessages(v.Validations)}
+	case v.Validations == nil:
+		return Cond{t, Unknown, ReasonValidationsUnknown, "The agent's validations have not yet been calculated"}
 	}
 	return Cond{t, True, ReasonValidationsPassing, "The agent's validations are passing"}
 }
@@ -513,7 +517,7 @@ type InfraEnvView struct {
 	Created    bool
 }
 
-// InfraEnvCondition computes the InfraEnv ImageCreated condition (§5.3),
+// InfraEnvCondition computes the InfraEnv ImageCreated condition (internal/controller/controllers/infraenv_controller.go),
 // with the image service enabled. It returns false before the first
 // reconcile.
 func InfraEnvCondition(v InfraEnvView) (Cond, bool) {
@@ -539,7 +543,7 @@ func MissingClusterText(cd, aci, ns string) string {
 	return fmt.Sprintf("cluster does not exist: %s, check AgentClusterInstall conditions: name %s in namespace %s", cd, aci, ns)
 }
 
-// IgnitionSizeLimit is the largest discovery ignition archive (§8.3,
+// IgnitionSizeLimit is the largest discovery ignition archive (internal/cluster/validations/validations.go,
 // IgnitionImageSizePadding); the renderer measures against the same limit.
 const IgnitionSizeLimit = render.DiscoveryIgnitionLimit
 
@@ -548,7 +552,7 @@ func IgnitionTooLarge(sizeBytes int) string {
 	return fmt.Sprintf("The ignition archive size (%d KiB) is over the maximum allowable size (%d KiB)", sizeBytes/1024, IgnitionSizeLimit/1024)
 }
 
-// Finalizers (§9).
+// Finalizers (the controllers' finalizers).
 const (
 	FinalizerClusterDeployment = "clusterdeployments.agent-install.openshift.io/ai-deprovision"
 	FinalizerACI               = "agentclusterinstall.agent-install.openshift.io/ai-deprovision"

@@ -18,7 +18,7 @@ func condOf(t *testing.T, cs []Cond, typ string) Cond {
 	return Cond{}
 }
 
-// The AgentClusterInstall conditions of each cluster status (§5.1).
+// The AgentClusterInstall conditions of each cluster status (internal/controller/controllers/clusterdeployments_controller.go).
 func TestACIConditions(t *testing.T) {
 	ready := ACIView{Registered: true, Status: ClusterReady, StatusInfo: ClusterInfoReady, Validations: []Result{}, Want: [3]int{3, 0, 2}, Got: [3]int{3, 0, 2}}
 	cases := []struct {
@@ -44,7 +44,8 @@ func TestACIConditions(t *testing.T) {
 		{"not ready", ACIView{Registered: true, Status: ClusterInsufficient}, CondRequirementsMet, False, ReasonClusterNotReady, "The cluster is not ready to begin the installation"},
 		{"installing", ACIView{Registered: true, Status: ClusterInstalling}, CondRequirementsMet, True, ReasonClusterAlreadyInstalling, "The cluster requirements are met"},
 		{"installed", ACIView{Registered: true, Status: ClusterInstalled}, CondRequirementsMet, True, ReasonClusterInstallationStopped, "The cluster installation stopped"},
-		{"validations unknown", ACIView{Registered: true, Status: ClusterInsufficient}, CondValidated, Unknown, ReasonValidationsUnknown, "The cluster's validations have not yet been calculated"},
+		{"validations unknown", ACIView{Registered: true, Status: ClusterReady}, CondValidated, Unknown, ReasonValidationsUnknown, "The cluster's validations have not yet been calculated"},
+		{"insufficient before the first validations", ACIView{Registered: true, Status: ClusterInsufficient}, CondValidated, False, ReasonValidationsFailing, "The cluster's validations are failing: "},
 		{"validations failing", ACIView{Registered: true, Status: ClusterInsufficient, Validations: []Result{{ID: "a", Status: ValidationFailure, Message: "m1"}, {ID: "b", Status: ValidationPending, Message: "m2"}}},
 			CondValidated, False, ReasonValidationsFailing, "The cluster's validations are failing: m1,m2"},
 		{"validations pending for user", ACIView{Registered: true, Status: ClusterPendingForInput, Validations: []Result{{ID: "a", Status: ValidationFailure, Message: "m1"}}},
@@ -82,7 +83,7 @@ func TestACIConditions(t *testing.T) {
 	}
 }
 
-// The Agent conditions of each host status (§5.2).
+// The Agent conditions of each host status (internal/controller/controllers/agent_controller.go).
 func TestAgentConditions(t *testing.T) {
 	cases := []struct {
 		view   AgentView
@@ -112,6 +113,8 @@ func TestAgentConditions(t *testing.T) {
 		{AgentView{Registered: true, Status: HostKnownUnbound}, CondBound, False, ReasonUnbound},
 		{AgentView{Registered: true, Status: HostKnown}, CondBound, True, ReasonBound},
 		{AgentView{}, CondInstalled, Unknown, ReasonNotAvailable},
+		{AgentView{Registered: true, Status: HostInsufficient}, CondValidated, False, ReasonValidationsFailing},
+		{AgentView{Registered: true, Status: HostDiscovering}, CondValidated, Unknown, ReasonValidationsUnknown},
 		{AgentView{Registered: true, Status: HostKnown, Sync: &SyncError{Input: true, Message: "bad"}}, CondSpecSynced, False, ReasonInputError},
 	}
 	for _, c := range cases {

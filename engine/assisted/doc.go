@@ -6,10 +6,10 @@
 // progress arithmetic and stage timeouts, and the conditions written on
 // AgentClusterInstall, ClusterDeployment, Agent and InfraEnv.
 //
-// Each fact lives in one table here and cites its section of the reference
-// (assisted-engine.md, written against assisted-service 063b257, Hive c02e517
-// and baremetal-operator 02aa505; where the upstream documents and code
-// differ, the code is followed). The package does no I/O and keeps no
+// Each fact lives in one table here and cites the upstream file it comes
+// from: assisted-service at 063b257 unless the comment names Hive (c02e517)
+// or the baremetal-operator (02aa505); where the upstream documents and
+// code differ, the code is followed. The package does no I/O and keeps no
 // state: the simulated engine (engine/sim) runs the state machines on top of
 // it, and a driver for a real hub reads the same vocabulary.
 //

@@ -6,10 +6,10 @@ import (
 	"time"
 )
 
-// HostStatus is an assisted-service host status (assisted-engine.md §1.1).
+// HostStatus is an assisted-service host status (models/host.go).
 type HostStatus string
 
-// Bound host statuses (§1.1, models/host.go).
+// Bound host statuses (models/host.go).
 const (
 	HostDiscovering                 HostStatus = "discovering"
 	HostKnown                       HostStatus = "known"
@@ -36,7 +36,7 @@ const (
 	HostReclaimingRebooting         HostStatus = "reclaiming-rebooting"
 )
 
-// Unbound (late-binding pool) host statuses (§1.1).
+// Unbound (late-binding pool) host statuses (models/host.go).
 const (
 	HostDiscoveringUnbound  HostStatus = "discovering-unbound"
 	HostDisconnectedUnbound HostStatus = "disconnected-unbound"
@@ -64,7 +64,7 @@ var InstallingStatuses = []HostStatus{HostInstalling, HostInstallingInProgress, 
 // PreparingStatuses are the statuses of a host preparing for installation.
 var PreparingStatuses = []HostStatus{HostPreparingForInstallation, HostPreparingFailed, HostPreparingSuccessful}
 
-// Host status-info texts (§1.3, internal/host/common.go and transition.go).
+// Host status-info texts (internal/host/common.go and transition.go).
 // "$FAILING_VALIDATIONS" and the other placeholders are filled by the
 // functions below.
 const (
@@ -104,7 +104,7 @@ const (
 )
 
 // JoinFailing joins the messages of failing validations the way status
-// info does: sorted, separated by " ; " (§1.3).
+// info does: sorted, separated by " ; " (internal/host/common.go).
 func JoinFailing(messages []string) string {
 	sorted := append([]string(nil), messages...)
 	sort.Strings(sorted)
@@ -139,7 +139,7 @@ func InfoPreparingTimeout(reasons []string) string {
 
 // InfoStageTimeout is the error text of a host whose stage took too long;
 // stages that must keep progressing (writing the image, copying registry
-// data) get the "did not sufficiently progress" wording (§1.3).
+// data) get the "did not sufficiently progress" wording (internal/host/common.go).
 func InfoStageTimeout(stage Stage, limit time.Duration) string {
 	if stage.progressTimed() {
 		return "Host failed to install because its installation stage " + string(stage) + " did not sufficiently progress in the last " + limit.String() + "."

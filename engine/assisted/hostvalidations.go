@@ -3,12 +3,13 @@ package assisted
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 )
 
 // HostGate says which state-machine group a failing host validation blocks
-// (§3.3).
+// (internal/host/statemachine.go).
 type HostGate int
 
 const (
@@ -55,6 +56,9 @@ type HostInput struct {
 	// APIConnectivity is the day-2 check of the spoke API (ignition).
 	APIConnectivity APIConnectivity
 	NTPSynced       bool
+	// InfraEnvNTPSources is true when the host's InfraEnv adds NTP
+	// sources (spec.additionalNTPSources).
+	InfraEnvNTPSources bool
 	// ClockAheadOfHost is service time minus host time.
 	ClockAheadOfHost float64 // minutes
 	// HasConnectivity is false until the host sent its connectivity
@@ -116,6 +120,9 @@ type ClusterFacts struct {
 	ImportedAPIReached bool
 	// UserManagedLB is true when the load balancer is user-managed.
 	UserManagedLB bool
+	// Fencing is true for a two-node cluster whose control-plane nodes
+	// have fencing credentials.
+	Fencing bool
 }
 
 // RealHostname is the requested hostname, else the inventory's.
@@ -146,7 +153,7 @@ func (in *HostInput) rebootedOrLater() bool {
 	return i >= 0 && r >= 0 && i >= r
 }
 
-// HostValidation is one host validation (§3.2).
+// HostValidation is one host validation (internal/host/validator.go).
 type HostValidation struct {
 	ID       string
 	Category Category
@@ -154,13 +161,14 @@ type HostValidation struct {
 	// NotIgnorable validations run even when the cluster asks to skip them
 	// (internal/common/validations.go).
 	NotIgnorable bool
-	// SkippedOnceStaged validations are not evaluated once the host
-	// reported a stage (compatible-agent).
-	SkippedOnceStaged bool
-	eval              func(*HostInput) (ValidationStatus, string)
+	// SkippedStages are the installation stages in which the result is
+	// left out of the output; it still counts for the state machine
+	// (internal/host/refresh_status_preprocessor.go skippedStates).
+	SkippedStages []Stage
+	eval          func(*HostInput) (ValidationStatus, string)
 }
 
-// Host validation ids (§3.2, models/host_validation_id.go).
+// Host validation ids (models/host_validation_id.go).
 const (
 	HVConnected                  = "connected"
 	HVMediaConnected             = "media-connected"
@@ -210,6 +218,11 @@ const (
 	MaxHostAheadOfServiceMin = 60
 )
 
+// MinHostsTwoNodesWithFencing is how many hosts a two-node cluster with
+// fencing needs before connectivity groups count
+// (internal/common/common.go AllowedNumberOfMasterHostsInTwoNodesWithFencing).
+const MinHostsTwoNodesWithFencing = 2
+
 // VMwareManufacturer is the system vendor of a vSphere virtual machine
 // (internal/provider/vsphere/consts.go).
 const VMwareManufacturer = "VMware, Inc."
@@ -219,22 +232,27 @@ const VMwareManufacturer = "VMware, Inc."
 const OpenStackProduct = "OpenStack Compute"
 
 // PlatformBaremetal and PlatformNone are the platforms a kube-API cluster
-// gets (§0).
+// gets (internal/controller/controllers/clusterdeployments_controller.go).
 const (
 	PlatformBaremetal = "baremetal"
 	PlatformNone      = "none"
 )
 
+// manualRebootStages are the stages from the reboot on, in which the
+// connection and clock validations are left out of the output
+// (internal/host/common.go manualRebootStages).
+var manualRebootStages = []Stage{StageRebooting, StageWaitingForIgnition, StageConfiguring, StageJoined, StageDone}
+
 // HostValidations lists the core host validations in the order the
-// service evaluates them (§3.2, refresh_status_preprocessor.go).
+// service evaluates them (refresh_status_preprocessor.go).
 var HostValidations = []HostValidation{
-	{ID: HVConnected, Category: CategoryNetwork, Gate: GateDiscovery, NotIgnorable: true, eval: func(in *HostInput) (ValidationStatus, string) {
+	{ID: HVConnected, Category: CategoryNetwork, SkippedStages: manualRebootStages, Gate: GateDiscovery, NotIgnorable: true, eval: func(in *HostInput) (ValidationStatus, string) {
 		if in.CheckedIn || in.rebootedOrLater() {
 			return ok("Host is connected")
 		}
 		return fail("Host is disconnected")
 	}},
-	{ID: HVMediaConnected, Category: CategoryNetwork, Gate: GateDiscovery, eval: func(in *HostInput) (ValidationStatus, string) {
+	{ID: HVMediaConnected, Category: CategoryNetwork, SkippedStages: manualRebootStages, Gate: GateDiscovery, eval: func(in *HostInput) (ValidationStatus, string) {
 		if in.MediaDisconnected {
 			return fail(InfoMediaDisconnected)
 		}
@@ -397,7 +415,7 @@ var HostValidations = []HostValidation{
 			return ok("Host has connectivity to the majority of hosts in the cluster")
 		case !c.MajorityGroups:
 			return pending("Machine Network CIDR or Connectivity Majority Groups missing")
-		case !c.InMajority && c.HostCount < 3:
+		case !c.InMajority && (!c.Fencing && c.HostCount < 3 || c.Fencing && c.HostCount < MinHostsTwoNodesWithFencing):
 			return pending("Not enough hosts in cluster to calculate connectivity groups")
 		case !c.InMajority:
 			return fail("No connectivity to the majority of hosts in the cluster")
@@ -442,13 +460,20 @@ var HostValidations = []HostValidation{
 		}
 		return ok(fmt.Sprintf("Platform %s is allowed", p))
 	}},
-	{ID: HVNTPSynced, Category: CategoryNetwork, Gate: GateNone, eval: func(in *HostInput) (ValidationStatus, string) {
-		if in.NTPSynced {
+	{ID: HVNTPSynced, Category: CategoryNetwork, SkippedStages: manualRebootStages, Gate: GateNone, eval: func(in *HostInput) (ValidationStatus, string) {
+		// The agent reports its NTP sources once it sent its inventory.
+		// A pool host with nothing synced is not judged when its InfraEnv
+		// adds no NTP sources (internal/host/validator.go
+		// missingNTPSyncResult).
+		switch {
+		case in.Inventory != nil && in.NTPSynced:
 			return ok("Host NTP is synced")
+		case in.Cluster == nil && !in.InfraEnvNTPSources:
+			return skip()
 		}
 		return fail("Host couldn't synchronize with any NTP server")
 	}},
-	{ID: HVTimeSynced, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
+	{ID: HVTimeSynced, Category: CategoryNetwork, SkippedStages: manualRebootStages, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
 		if in.Inventory == nil {
 			// The host's timestamp comes with its inventory.
 			return pending("Missing host time, can't determine synchronization between host and service")
@@ -541,8 +566,6 @@ var HostValidations = []HostValidation{
 		switch {
 		case c == nil:
 			return skip()
-		case in.Day2:
-			return ok(fmt.Sprintf("Host is compatible with cluster platform %s", c.Platform))
 		case in.Inventory == nil || c.Platform == "":
 			return pending("Missing inventory or platform isn't set")
 		}
@@ -567,8 +590,11 @@ var HostValidations = []HostValidation{
 		return skip()
 	}},
 	{ID: HVNonOverlappingSubnets, Category: CategoryNetwork, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
-		if in.Inventory == nil || in.Cluster == nil {
-			return pending("Missing inventory, or missing cluster")
+		switch {
+		case in.Inventory == nil:
+			return pending("Missing inventory")
+		case in.Cluster == nil:
+			return skip()
 		}
 		if msg := overlappingSubnets(in.Inventory); msg != "" {
 			return fail("Address networks are overlapping: " + msg)
@@ -587,7 +613,7 @@ var HostValidations = []HostValidation{
 		// The simulated disks carry their UUID.
 		return ok("VSphere disk.EnableUUID is enabled for this virtual machine")
 	}},
-	{ID: HVCompatibleAgent, Category: CategoryHardware, Gate: GateSufficient, SkippedOnceStaged: true, eval: func(in *HostInput) (ValidationStatus, string) {
+	{ID: HVCompatibleAgent, Category: CategoryHardware, Gate: GateSufficient, SkippedStages: []Stage{StageConfiguring, StageDone, StageFailed}, eval: func(in *HostInput) (ValidationStatus, string) {
 		return ok("Host agent is compatible with the service")
 	}},
 	{ID: HVNoSkipInstallationDisk, Category: CategoryHardware, Gate: GateSufficient, eval: func(in *HostInput) (ValidationStatus, string) {
@@ -724,16 +750,15 @@ var hostValidationByID = func() map[string]*HostValidation {
 // cluster asks to ignore (and that can be ignored) pass.
 func EvaluateHost(in *HostInput) []Result {
 	out := make([]Result, 0, len(HostValidations))
-	staged := in.Stage != ""
 	for i := range HostValidations {
 		v := &HostValidations[i]
-		if v.SkippedOnceStaged && staged {
-			continue
-		}
 		status, msg := v.eval(in)
 		r := Result{ID: v.ID, Status: status, Message: msg}
 		if status == suppressed {
 			r.Status, r.Suppressed = ValidationSuccess, true
+		}
+		if in.Stage != "" && slices.Contains(v.SkippedStages, in.Stage) {
+			r.Suppressed = true
 		}
 		r.Ignored = !v.NotIgnorable && in.Ignored.has(v.ID)
 		out = append(out, r)
@@ -751,17 +776,17 @@ type HostGates struct {
 	Sufficient     bool
 	// Failing are the messages of every failing validation, whatever its
 	// group: the status-info texts replace $FAILING_VALIDATIONS with all
-	// of them (§1.3, transition.go getFailedValidations), so a host short
+	// of them (transition.go getFailedValidations), so a host short
 	// of memory for any role also lists the role requirement it misses.
 	Failing []string
 }
 
-// Gates folds validation results into the state machine's groups (§3.3).
+// Gates folds validation results into the state machine's groups (internal/host/statemachine.go).
 func Gates(rs []Result) HostGates {
 	g := HostGates{Connected: true, MediaConnected: true, Inventory: true, MinHW: true, Input: true, Sufficient: true}
 	for _, r := range rs {
 		passed := r.Passed()
-		if r.Status == ValidationFailure {
+		if r.Status == ValidationFailure && !r.Suppressed {
 			g.Failing = append(g.Failing, r.Message)
 		}
 		gate := GateSufficient // operator validations
@@ -787,7 +812,7 @@ func Gates(rs []Result) HostGates {
 }
 
 // PoolReady is the pool-host gate: minimum disks, CPU, memory and a valid
-// hostname (§1.5).
+// hostname (internal/host/pool_host_statemachine.go).
 func PoolReady(rs []Result) bool {
 	for _, r := range rs {
 		switch r.ID {

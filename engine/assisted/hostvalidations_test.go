@@ -61,7 +61,7 @@ func TestGoodHostPassesEverything(t *testing.T) {
 }
 
 // Each validation passes and fails with the upstream message
-// (assisted-engine.md §3.2).
+// (internal/host/validator.go).
 func TestHostValidations(t *testing.T) {
 	cases := []struct {
 		name       string
@@ -76,7 +76,9 @@ func TestHostValidations(t *testing.T) {
 		{"disconnected after reboot counts as connected", func(h *HostInput) {
 			h.CheckedIn = false
 			h.Stages, h.Stage = StagesMaster, StageConfiguring
-		}, HVConnected, ValidationSuccess, "Host is connected", false},
+		}, HVConnected, ValidationSuccess, "", true},
+		{"agent compatibility left out once configuring", func(h *HostInput) { h.Stages, h.Stage = StagesMaster, StageConfiguring }, HVCompatibleAgent, ValidationSuccess, "", true},
+		{"agent compatibility shown while installing", func(h *HostInput) { h.Stages, h.Stage = StagesMaster, StageInstalling }, HVCompatibleAgent, ValidationSuccess, "Host agent is compatible with the service", false},
 		{"media disconnected", func(h *HostInput) { h.MediaDisconnected = true }, HVMediaConnected, ValidationFailure, InfoMediaDisconnected, false},
 		{"no inventory", func(h *HostInput) { h.Inventory = nil }, HVHasInventory, ValidationFailure, "Inventory has not been received for the host", false},
 		{"inventory", func(*HostInput) {}, HVHasInventory, ValidationSuccess, "Valid inventory exists for the host", false},
@@ -157,6 +159,14 @@ func TestHostValidations(t *testing.T) {
 			"Platform OpenStack Compute is allowed only for Single Node OpenShift or user-managed networking", false},
 		{"openstack with UMN", func(h *HostInput) { h.Inventory.Product = OpenStackProduct; h.Cluster.UMN = true }, HVValidPlatformNetwork, ValidationSuccess, "Platform OpenStack Compute is allowed", false},
 		{"ntp unsynced", func(h *HostInput) { h.NTPSynced = false }, HVNTPSynced, ValidationFailure, "Host couldn't synchronize with any NTP server", false},
+		{"ntp not reported yet", func(h *HostInput) { h.Inventory = nil }, HVNTPSynced, ValidationFailure, "Host couldn't synchronize with any NTP server", false},
+		{"ntp unsynced pool host", func(h *HostInput) { h.NTPSynced, h.Cluster = false, nil }, HVNTPSynced, ValidationSuccess, "", true},
+		{"ntp unsynced pool host with InfraEnv sources", func(h *HostInput) { h.NTPSynced, h.Cluster, h.InfraEnvNTPSources = false, nil, true }, HVNTPSynced, ValidationFailure,
+			"Host couldn't synchronize with any NTP server", false},
+		{"majority two-node fencing", func(h *HostInput) { h.Cluster.InMajority, h.Cluster.Fencing, h.Cluster.HostCount = false, true, 1 }, HVBelongsToMajorityGroup, ValidationPending,
+			"Not enough hosts in cluster to calculate connectivity groups", false},
+		{"majority two-node fencing, both hosts", func(h *HostInput) { h.Cluster.InMajority, h.Cluster.Fencing, h.Cluster.HostCount = false, true, 2 }, HVBelongsToMajorityGroup, ValidationFailure,
+			"No connectivity to the majority of hosts in the cluster", false},
 		{"clock behind", func(h *HostInput) { h.HostClockAheadMin = -30 }, HVTimeSynced, ValidationFailure,
 			"Host clock is not synchronized, service time is ahead of host's at least for 20.0 minutes, please configure an NTP server via DHCP. Service time: 2026-11-25 01:02:03 +0000 UTC", false},
 		{"clock ahead", func(h *HostInput) { h.HostClockAheadMin = 61 }, HVTimeSynced, ValidationFailure,
@@ -238,7 +248,7 @@ func TestHostValidations(t *testing.T) {
 	}
 }
 
-// Failures land in the state machine's groups (§3.3).
+// Failures land in the state machine's groups (internal/host/statemachine.go).
 func TestHostGates(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -346,7 +356,7 @@ func TestRequirementsByRole(t *testing.T) {
 }
 
 // An aarch64 BlueField SoC worker is an edge worker: a 20 GB disk is
-// enough for it, not for an ordinary worker (§3.1).
+// enough for it, not for an ordinary worker (internal/hardware/validator.go).
 func TestEdgeWorker(t *testing.T) {
 	for _, c := range []struct {
 		arch, product string

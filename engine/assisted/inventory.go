@@ -89,7 +89,7 @@ func equalFoldASCII(a, b string) bool {
 	return true
 }
 
-// HostnamePattern is the pattern a host name must match (§3.2 #14).
+// HostnamePattern is the pattern a host name must match (internal/host/validator.go).
 const HostnamePattern = `^[a-z0-9][a-z0-9-]{0,62}(?:[.][a-z0-9-]{1,63})*$`
 
 var hostnameRE = regexp.MustCompile(HostnamePattern)

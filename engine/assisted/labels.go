@@ -2,7 +2,7 @@ package assisted
 
 import "github.com/siteops/siteops/render"
 
-// Labels and annotations the controllers read and write (§0, §7). The ones
+// Labels and annotations the controllers read and write (internal/controller/controllers/clusterdeployments_controller.go, internal/controller/controllers/bmh_agent_controller.go). The ones
 // the renderer writes too come from render's vocabulary.
 const (
 	// LabelInfraEnv links a BareMetalHost and an Agent to their InfraEnv.
@@ -33,16 +33,16 @@ const (
 	AnnotationDetached             = "baremetalhost.metal3.io/detached"
 	DetachedByAssisted             = "assisted-service-controller"
 	// AnnotationReconcilePause on a ClusterDeployment stops the install
-	// trigger (§11).
+	// trigger (internal/controller/controllers/clusterdeployments_controller.go).
 	AnnotationReconcilePause = "hive.openshift.io/reconcile-pause"
 	// AnnotationInstallConfigOverrides carries install-config JSON on the
-	// AgentClusterInstall (§8.4).
+	// AgentClusterInstall (internal/installcfg/builder/builder.go).
 	AnnotationInstallConfigOverrides = render.AnnotationInstallConfigOverrides
 	AnnotationIgnoredHostValidations = "agent-install.openshift.io/ignored-host-validations"
 	AnnotationIgnoredClusterValids   = "agent-install.openshift.io/ignored-cluster-validations"
 	// AnnotationSkipSpokeCleanup keeps the Agent finalizer off the spoke.
 	AnnotationSkipSpokeCleanup = "agent.agent-install.openshift.io/skip-spoke-cleanup"
-	// The Agent annotations mirrored from the host (§0).
+	// The Agent annotations mirrored from the host (internal/controller/controllers/agent_controller.go updateAnnotations).
 	AnnotationAgentState        = "agent.agent-install.openshift.io/state"
 	AnnotationAgentRole         = "agent.agent-install.openshift.io/role"
 	AnnotationAgentCurrentStage = "agent.agent-install.openshift.io/current-stage"
@@ -65,7 +65,7 @@ const (
 	BMHStateDetached       = "detached"
 )
 
-// Secret names and labels written at completion (§10).
+// Secret names and labels written at completion (internal/controller/controllers/clusterdeployments_controller.go).
 const (
 	SecretSuffixKubeconfig    = "-admin-kubeconfig"
 	SecretSuffixAdminPassword = "-admin-password"

@@ -17,7 +17,7 @@ const (
 	RoleAutoAssign Role = "auto-assign"
 )
 
-// Requirements are the hardware requirements of one role (§3.1).
+// Requirements are the hardware requirements of one role (internal/hardware/validator.go).
 type Requirements struct {
 	CPUCores int
 	RAMMiB   int64
@@ -32,7 +32,7 @@ type Requirements struct {
 }
 
 // The default hardware requirements, the operator's
-// HW_VALIDATOR_REQUIREMENTS (§3.1, default_controller_hw_requirements.json).
+// HW_VALIDATOR_REQUIREMENTS (default_controller_hw_requirements.json).
 var (
 	ReqMaster     = Requirements{CPUCores: 4, RAMMiB: 16384, DiskGB: 100, DiskSpeedMs: 10, LatencyMs: 100, PacketLossPct: 0, HasNetwork: true}
 	ReqArbiter    = Requirements{CPUCores: 2, RAMMiB: 8192, DiskGB: 50, DiskSpeedMs: 10, LatencyMs: 1000, PacketLossPct: 0, HasNetwork: true}
@@ -42,7 +42,7 @@ var (
 )
 
 // EdgeWorkerProduct is the product name that, on an aarch64 host, makes a
-// worker an edge worker with its own, smaller requirements (§3.1).
+// worker an edge worker with its own, smaller requirements (internal/hardware/validator.go).
 const EdgeWorkerProduct = "BlueField SoC"
 
 // IsEdgeWorker reports whether an inventory is an edge worker's: an
@@ -70,7 +70,7 @@ const MeminfoToleranceDivisor = 50
 
 // RoleRequirements returns the requirements of a host's effective role in
 // a cluster. An unresolved auto-assign role counts as worker; the master of
-// a single-node cluster gets the SNO requirements (§3.1).
+// a single-node cluster gets the SNO requirements (internal/hardware/validator.go).
 func RoleRequirements(role Role, sno bool, version string) Requirements {
 	switch role {
 	case RoleMaster:
@@ -91,7 +91,7 @@ func RoleRequirements(role Role, sno bool, version string) Requirements {
 
 // PreflightMinimum is the "minimum for any role" the has-min-cpu-cores and
 // has-min-memory validations use: the smaller of the master (SNO for SNO)
-// and worker values (§3.1).
+// and worker values (internal/hardware/validator.go).
 func PreflightMinimum(sno bool, version string) (cores int, ramMiB int64) {
 	m := RoleRequirements(RoleMaster, sno, version)
 	w := ReqWorker
@@ -100,7 +100,7 @@ func PreflightMinimum(sno bool, version string) (cores int, ramMiB int64) {
 
 // UnboundRequirements are the requirements a pool host (no cluster) is
 // judged against: of worker, master and arbiter, the entry with the
-// smallest disk (§3.1).
+// smallest disk (internal/hardware/validator.go).
 func UnboundRequirements() Requirements {
 	best := ReqWorker
 	for _, r := range []Requirements{ReqMaster, ReqArbiter} {
@@ -215,7 +215,7 @@ func IECBytes(b int64) string {
 }
 
 // SIBytes formats a disk size in SI units, the value rounded up to at most
-// three decimals with trailing zeros trimmed: "64.425 GB", "100 GB" (§3.1).
+// three decimals with trailing zeros trimmed: "64.425 GB", "100 GB" (internal/hardware/validator.go).
 func SIBytes(b int64) string {
 	units := []string{"B", "KB", "MB", "GB", "TB"}
 	v := float64(b)

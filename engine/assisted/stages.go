@@ -2,7 +2,7 @@ package assisted
 
 import "time"
 
-// Stage is a host installation stage (§6, models/host_stage.go).
+// Stage is a host installation stage (models/host_stage.go).
 type Stage string
 
 const (
@@ -30,12 +30,12 @@ var AllStages = []Stage{
 }
 
 // progressTimed reports whether the stage's timeout measures lack of
-// progress rather than total time (§1.3).
+// progress rather than total time (internal/host/common.go).
 func (s Stage) progressTimed() bool {
 	return s == StageWritingImageToDisk || s == StageCopyingRegistryData
 }
 
-// Per-role stage lists (§6, internal/host/common.go).
+// Per-role stage lists (internal/host/common.go).
 var (
 	StagesBootstrap = []Stage{StageStartingInstallation, StageInstalling, StageWritingImageToDisk,
 		StageCopyingRegistryData, StageWaitingForControlPlan, StageWaitingForBootkube,
@@ -77,7 +77,7 @@ func StageIndex(stages []Stage, s Stage) int {
 }
 
 // HostPercent is a host's installation percentage:
-// (index of the current stage + 1) / len(stages) × 100, truncated (§6).
+// (index of the current stage + 1) / len(stages) × 100, truncated (internal/host/common.go).
 func HostPercent(stages []Stage, current Stage) int {
 	i := StageIndex(stages, current)
 	if i < 0 || len(stages) == 0 {
@@ -86,7 +86,7 @@ func HostPercent(stages []Stage, current Stage) int {
 	return (i + 1) * 100 / len(stages)
 }
 
-// Stage timeouts (§6 end, internal/host/config.go, with the operator's
+// Stage timeouts (internal/host/config.go, with the operator's
 // 90 min for Waiting for control plane).
 var stageTimeouts = map[Stage]time.Duration{
 	StageStartingInstallation:  30 * time.Minute,
@@ -119,7 +119,7 @@ func StageTimeout(s Stage, sno bool) time.Duration {
 	return DefaultStageTimeout
 }
 
-// Cluster progress weights (§6, internal/common/db.go).
+// Cluster progress weights (internal/common/db.go).
 const (
 	WeightPreparing  = 0.10
 	WeightInstalling = 0.70
@@ -135,7 +135,7 @@ type HostStages struct {
 }
 
 // InstallingPercent is Σ(current index + 1) / Σ len(stages) × 100,
-// truncated; a host with no stage contributes 0 (§6).
+// truncated; a host with no stage contributes 0 (internal/host/common.go).
 func InstallingPercent(hosts []HostStages) int {
 	done, total := 0, 0
 	for _, h := range hosts {
@@ -157,13 +157,13 @@ func FinalizingPercent(done, monitored int) int {
 }
 
 // TotalPercent combines the three stage percentages, truncating each
-// weighted term, capped at 95 until installed (§6).
+// weighted term, capped at 95 until installed (internal/host/common.go).
 func TotalPercent(prep, installing, finalizing int) int {
 	t := int(WeightPreparing*float64(prep)) + int(WeightInstalling*float64(installing)) + int(WeightFinalizing*float64(finalizing))
 	return min(t, MaxTotalBeforeInstalled)
 }
 
-// Timeouts of the state machines (§1.4, §2.3 timeouts summary).
+// Timeouts of the state machines (internal/host/statemachine.go, internal/cluster/statemachine.go).
 const (
 	HostMonitorInterval         = 8 * time.Second
 	ClusterMonitorInterval      = 10 * time.Second

@@ -31,7 +31,7 @@ func TestStageLists(t *testing.T) {
 	}
 }
 
-// Progress arithmetic (§6).
+// Progress arithmetic (internal/host/common.go).
 func TestProgress(t *testing.T) {
 	if p := HostPercent(StagesBootstrap, StageWaitingForControlPlan); p != 45 {
 		t.Errorf("bootstrap at stage 5 of 11: %d", p)

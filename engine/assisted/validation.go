@@ -2,7 +2,7 @@ package assisted
 
 import "strings"
 
-// ValidationStatus is the result of one validation (§3).
+// ValidationStatus is the result of one validation (internal/host/validator.go).
 type ValidationStatus string
 
 const (
@@ -82,11 +82,12 @@ func ParseIgnored(value string) Ignored {
 
 func (ig Ignored) has(id string) bool { return ig.All || ig.IDs[id] }
 
-// FailingMessages returns the messages of failure results.
+// FailingMessages returns the messages of the failure results the output
+// shows.
 func FailingMessages(rs []Result) []string {
 	var out []string
 	for _, r := range rs {
-		if r.Status == ValidationFailure {
+		if r.Status == ValidationFailure && !r.Suppressed {
 			out = append(out, r.Message)
 		}
 	}
@@ -98,7 +99,7 @@ func FailingMessages(rs []Result) []string {
 func NotPassing(rs []Result) []Result {
 	var out []Result
 	for _, r := range rs {
-		if r.Status != ValidationSuccess && r.Status != ValidationDisabled {
+		if r.Status != ValidationSuccess && r.Status != ValidationDisabled && !r.Suppressed {
 			out = append(out, r)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 
 // reconcileAgents plays BMAC's Agent side (matching by MAC, copying the
 // BareMetalHost annotations, approving) and the Agent controller (pushing
-// the Agent spec to the host, labels, binding) for every host (§0, §7.2).
+// the Agent spec to the host, labels, binding) for every host (internal/controller/controllers/clusterdeployments_controller.go, internal/controller/controllers/bmh_agent_controller.go).
 func (o *op) reconcileAgents() {
 	st, d := o.st, o.st.Desired
 	if d == nil || st.Deleting != nil {
@@ -93,7 +93,7 @@ func setStr(o *op, dst *string, v string) {
 }
 
 // matchBMH links the Agent to the BareMetalHost of its namespace whose
-// boot MAC is one of the Agent's interfaces (findAgent, §7.1).
+// boot MAC is one of the Agent's interfaces (findAgent, internal/controller/controllers/bmh_agent_controller.go).
 func (o *op) matchBMH(h *host) {
 	if h.Inventory == nil {
 		return
@@ -115,7 +115,7 @@ func (o *op) matchBMH(h *host) {
 }
 
 // copyAnnotations copies the bmac annotations of the BareMetalHost to the
-// Agent spec (reconcileAgentSpec, §7.2) and approves the Agent, as BMAC
+// Agent spec (reconcileAgentSpec, internal/controller/controllers/bmh_agent_controller.go) and approves the Agent, as BMAC
 // always does (unless approval is left to the user).
 func (o *op) copyAnnotations(h *host, spec *bmhSpec) {
 	a := spec.Annotations
@@ -257,13 +257,13 @@ func (o *op) approve(h *host) {
 	o.event(agentRef(h), evApproved, fmt.Sprintf("Agent %s approved by %s", h.name(), by))
 }
 
-// installerFlags are the coreos-installer flags an Agent may pass (§8.1).
+// installerFlags are the coreos-installer flags an Agent may pass (pkg/validations/validations.go).
 var installerFlags = []string{"--append-karg", "--delete-karg", "-n", "--copy-network", "--network-dir", "--save-partlabel", "--save-partindex", "--image-url", "--image-file"}
 
 var installerValueRE = regexp.MustCompile(`^[A-Za-z0-9@!#$%*()_+-=//.,";':{}\[\]]+$`)
 
 // agentSyncError is the Agent's SpecSynced error: installer arguments and
-// ignition overrides the service refuses (§8.1, §8.2), and a cluster
+// ignition overrides the service refuses (pkg/validations/validations.go, internal/common/ignition/ignition.go), and a cluster
 // reference BMAC cannot apply.
 func (o *op) agentSyncError(h *host, spec *bmhSpec) *assisted.SyncError {
 	ieID := ""
@@ -314,7 +314,7 @@ func parseIgnition(s string) error {
 }
 
 // reconcileBinding binds and unbinds the hosts of a late-binding InfraEnv
-// through the BareMetalHost's cluster-reference annotation (§7.2, §9).
+// through the BareMetalHost's cluster-reference annotation (internal/controller/controllers/bmh_agent_controller.go, the controllers' finalizers).
 func (o *op) reconcileBinding(h *host, spec *bmhSpec) {
 	st, d := o.st, o.st.Desired
 	ie := d.infraEnv(h.Namespace, h.InfraEnv)
@@ -342,7 +342,7 @@ func (o *op) reconcileBinding(h *host, spec *bmhSpec) {
 	}
 }
 
-// unbind returns a host to its pool (UnbindHost, §1.4, §9).
+// unbind returns a host to its pool (UnbindHost, internal/host/statemachine.go, the controllers' finalizers).
 func (o *op) unbind(h *host) {
 	h.Bound, h.ClusterRef, h.Day2, h.Bootstrap = false, "", false, false
 	switch {
@@ -428,7 +428,7 @@ func sanitizeLabel(s string) string {
 }
 
 // deleteHost removes an Agent and deregisters its host (the Agent
-// finalizer, §9).
+// finalizer, the controllers' finalizers).
 func (o *op) deleteHost(h *host, why string) {
 	kept := o.st.Hosts[:0]
 	for _, x := range o.st.Hosts {

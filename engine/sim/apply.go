@@ -39,7 +39,7 @@ func orNone(s string) string {
 
 // admit plays the upstream admission webhooks on the objects of d: an
 // object whose change they refuse keeps its accepted spec, and the refusal
-// shows on it (assisted-engine.md §8.5).
+// shows on it (pkg/webhooks).
 func (o *op) admit(d *desired) (*desired, []refusal) {
 	var refs []refusal
 	old := o.st.Desired

@@ -88,7 +88,7 @@ func TestRefusals(t *testing.T) {
 
 // Once installation started, the AgentClusterInstall spec is immutable:
 // the change is refused on the object and the installation goes on with
-// the accepted spec (§8.5 webhooks).
+// the accepted spec (pkg/webhooks).
 func TestImmutableAfterInstallStarted(t *testing.T) {
 	e := newStepped(t, Options{})
 	s := newSite("im", 1, 0)

@@ -7,7 +7,7 @@ import (
 )
 
 // reconcileBMHs plays the bare-metal agent controller's BareMetalHost side
-// (bmh_agent_controller.go reconcileBMH, §7.3) and starts the bare-metal
+// (bmh_agent_controller.go reconcileBMH, internal/controller/controllers/bmh_agent_controller.go) and starts the bare-metal
 // operator on new hosts.
 func (o *op) reconcileBMHs() {
 	st, d := o.st, o.st.Desired
@@ -85,7 +85,7 @@ func (o *op) bmac(spec *bmhSpec, b *bmh) {
 }
 
 // handleUnbinding reboots a host whose Agent is unbinding after
-// installation into the discovery image (reconcileUnboundAgent, §7.5).
+// installation into the discovery image (reconcileUnboundAgent, internal/controller/controllers/bmh_agent_controller.go).
 func (o *op) handleUnbinding(b *bmh, h *host) {
 	if h == nil || h.Status != assisted.HostUnbindingPendingUserAction || !b.Detached {
 		return

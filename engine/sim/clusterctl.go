@@ -12,8 +12,8 @@ import (
 
 // reconcileCluster is the ClusterDeployments controller
 // (clusterdeployments_controller.go): it registers the backend cluster,
-// syncs the spec, triggers the installation (§11), records the completion
-// (§10) and installs day-2 hosts.
+// syncs the spec, triggers the installation (internal/controller/controllers/clusterdeployments_controller.go), records the completion
+// (internal/controller/controllers/clusterdeployments_controller.go) and installs day-2 hosts.
 func (o *op) reconcileCluster() {
 	st := o.st
 	if st.Deleting != nil {
@@ -72,7 +72,7 @@ func syncEqual(a, b *assisted.SyncError) bool {
 }
 
 // clusterSyncError is the SpecSynced error of the AgentClusterInstall
-// (§5.1): what stops the controller from registering or updating the
+// (internal/controller/controllers/clusterdeployments_controller.go): what stops the controller from registering or updating the
 // cluster.
 func (o *op) clusterSyncError() *assisted.SyncError {
 	d := o.st.Desired
@@ -114,14 +114,14 @@ func (o *op) registerCluster() {
 }
 
 // deregisterCluster removes the backend cluster after its
-// AgentClusterInstall went away (the ACI finalizer, §9): the installation
+// AgentClusterInstall went away (the ACI finalizer, the controllers' finalizers): the installation
 // is cancelled, agents are unbound or deleted.
 func (o *op) deregisterCluster() {
 	o.aciFinalizer()
 }
 
 // syncClusterSpec derives the cluster's effective settings from the
-// AgentClusterInstall and ClusterDeployment (§0 cluster creation values).
+// AgentClusterInstall and ClusterDeployment (internal/controller/controllers/clusterdeployments_controller.go cluster creation values).
 func (o *op) syncClusterSpec() {
 	c, d := o.st.Cluster, o.st.Desired
 	a := d.ACI
@@ -232,7 +232,7 @@ func effectiveRole(h *host) assisted.Role {
 }
 
 // suggestRoles gives auto-assign hosts a suggested role (host.go
-// selectRole, §11): weakest qualifying hosts become masters, then one
+// selectRole, internal/controller/controllers/clusterdeployments_controller.go): weakest qualifying hosts become masters, then one
 // arbiter for a two-node control plane, then workers; day-2 hosts are
 // workers.
 func (o *op) suggestRoles() {
@@ -281,7 +281,7 @@ func (o *op) suggestRoles() {
 }
 
 // hostWeight orders candidates: (cores−4) + 0.1·(RAM GiB−16) +
-// 0.004·(disk GiB−100) (§11).
+// 0.004·(disk GiB−100) (internal/host/monitor.go SortHosts).
 func hostWeight(h *host) float64 {
 	inv := h.Inventory
 	if inv == nil {
@@ -332,7 +332,7 @@ func (o *op) wantCounts() [3]int {
 	return [3]int{a.ControlPlane, a.Arbiters, a.Workers}
 }
 
-// requirements are the install trigger's checks (§11); it returns the
+// requirements are the install trigger's checks (internal/controller/controllers/clusterdeployments_controller.go); it returns the
 // numbers the RequirementsMet condition reports.
 func (o *op) requirements() (unapproved, unsynced int, countsOK bool) {
 	want := o.wantCounts()
@@ -349,7 +349,8 @@ func (o *op) requirements() (unapproved, unsynced int, countsOK bool) {
 	return max(0, total-approvedKnown), unsynced, o.roleCounts() == want
 }
 
-// maybeInstall starts the installation when everything §11 asks holds.
+// maybeInstall starts the installation when every check of
+// internal/controller/controllers/clusterdeployments_controller.go isReadyForInstallation holds.
 func (o *op) maybeInstall() {
 	st, d, c := o.st, o.st.Desired, o.st.Cluster
 	want := o.wantCounts()
@@ -399,7 +400,7 @@ func (o *op) manifestsGenerated() {
 	o.changed = true
 }
 
-// recordCompletion writes the completion artifacts (§10) and plays Hive's
+// recordCompletion writes the completion artifacts (internal/controller/controllers/clusterdeployments_controller.go) and plays Hive's
 // part: the ClusterDeployment becomes installed when the ACI's Completed
 // condition is True, and the cluster turns day 2 a little later.
 func (o *op) recordCompletion() {

@@ -7,7 +7,7 @@ import (
 )
 
 // clusterMonitor is the cluster monitor's pass (every 10 s upstream): it
-// computes the validations and applies the RefreshStatus rules (§2.3).
+// computes the validations and applies the RefreshStatus rules (internal/cluster/statemachine.go).
 func (o *op) clusterMonitor() {
 	c := o.st.Cluster
 	if c == nil || o.st.Deleting != nil {
@@ -21,6 +21,14 @@ func (o *op) clusterMonitor() {
 }
 
 func (o *op) computeClusterValidations() []assisted.Result {
+	// The operator validations all pass (no operator is enabled).
+	rs := assisted.EvaluateCluster(o.clusterInput())
+	o.setClusterValidations(rs)
+	return rs
+}
+
+// clusterInput gathers what the cluster validations read.
+func (o *op) clusterInput() *assisted.ClusterInput {
 	c, d := o.st.Cluster, o.st.Desired
 	in := &assisted.ClusterInput{
 		Name:              d.CD.ClusterName,
@@ -46,7 +54,23 @@ func (o *op) computeClusterValidations() []assisted.Result {
 	if len(in.ServiceNetworks) == 0 {
 		in.ServiceNetworks = []string{assisted.DefaultServiceNetwork}
 	}
+	in.CustomManifests = d.ACI.ManifestsRef
+	var minClock, maxClock float64
+	seen := false
 	for _, h := range o.st.clusterHosts() {
+		// Hosts that report a clock: those with an inventory, not
+		// disconnected or discovering (internal/common/common.go
+		// IsNtpSynced).
+		if h.Inventory != nil && !h.Status.In(assisted.HostDisconnected, assisted.HostDiscovering, assisted.HostResettingPendingUserAction) {
+			off := o.hw(h.Hardware).ClockOffsetMin
+			if !seen || off < minClock {
+				minClock = off
+			}
+			if !seen || off > maxClock {
+				maxClock = off
+			}
+			seen = true
+		}
 		in.Hosts = append(in.Hosts, assisted.ClusterHost{
 			Status:           h.Status,
 			Role:             effectiveRole(h),
@@ -55,10 +79,8 @@ func (o *op) computeClusterValidations() []assisted.Result {
 			Inventory:        h.Inventory,
 		})
 	}
-	// The operator validations all pass (no operator is enabled).
-	rs := assisted.EvaluateCluster(in)
-	o.setClusterValidations(rs)
-	return rs
+	in.ClockSpreadMinutes = maxClock - minClock
+	return in
 }
 
 func (o *op) setClusterValidations(rs []assisted.Result) {
@@ -82,7 +104,7 @@ func equalResults(a, b []assisted.Result) bool {
 	return true
 }
 
-// refreshCluster applies the cluster refresh rules of §2.3; rs are the
+// refreshCluster applies the cluster refresh rules of internal/cluster/statemachine.go; rs are the
 // validations just computed (for the statuses that compute them).
 func (o *op) refreshCluster(rs []assisted.Result) {
 	c := o.st.Cluster
@@ -239,7 +261,7 @@ func (o *op) operatorsDone() bool {
 	return true
 }
 
-// hasEnough is HasEnoughMastersAndWorkers (§2.3): whether enough of the
+// hasEnough is HasEnoughMastersAndWorkers (internal/cluster/statemachine.go): whether enough of the
 // cluster's hosts are in the statuses for the installation to go on.
 func (o *op) hasEnough(hosts []*host, statuses ...assisted.HostStatus) bool {
 	var masters, mastersIn, arbiters, arbitersIn, workers, workersIn int
@@ -289,7 +311,7 @@ func (o *op) hasEnough(hosts []*host, statuses ...assisted.HostStatus) bool {
 	return true
 }
 
-// updateProgress recomputes the cluster's percentages (§6): the total
+// updateProgress recomputes the cluster's percentages (internal/host/common.go): the total
 // never goes down before the cluster is installed.
 func (o *op) updateProgress() {
 	c := o.st.Cluster

@@ -12,7 +12,7 @@ import (
 // updateConditions recomputes every condition of the site from its state,
 // as the upstream controllers do on every reconcile, keeping transition
 // times that did not move. It also plays Hive's reactions to the
-// AgentClusterInstall conditions (§5.1 Hive mirroring).
+// AgentClusterInstall conditions (Hive pkg/controller/clusterdeployment/clusterinstalls.go).
 func (o *op) updateConditions() {
 	st, d := o.st, o.st.Desired
 	prev := map[string][]engine.Condition{}
@@ -161,7 +161,7 @@ func (o *op) aciView() assisted.ACIView {
 // mirrored: the install start time is when ClusterInstallRequirementsMet
 // turned True; the ClusterDeployment becomes installed when
 // ClusterInstallCompleted is True, and a later reconcile converts the
-// cluster to day 2 (§5.1, §10).
+// cluster to day 2 (internal/controller/controllers/clusterdeployments_controller.go TransformClusterToDay2).
 func (o *op) hive(cd []engine.Condition) {
 	c := o.st.Cluster
 	if c == nil {

@@ -77,7 +77,10 @@ type aciSpec struct {
 	PlatformType string `json:"platformType,omitempty"`
 	// LoadBalancer is spec.loadBalancer.type (ClusterManaged or
 	// UserManaged).
-	LoadBalancer string            `json:"loadBalancer,omitempty"`
+	LoadBalancer string `json:"loadBalancer,omitempty"`
+	// ManifestsRef is true when spec.manifestsRef names the ConfigMap of
+	// custom manifests the service uploads.
+	ManifestsRef bool              `json:"manifestsRef,omitempty"`
 	Hold         bool              `json:"hold,omitempty"`
 	SSHKey       string            `json:"sshKey,omitempty"`
 	Annotations  map[string]string `json:"annotations,omitempty"`
@@ -311,6 +314,7 @@ func parseACI(o *render.Object) (*aciSpec, string) {
 		a.IngressVIPs = []string{v}
 	}
 	a.LoadBalancer = str(c, "spec", "loadBalancer", "type")
+	a.ManifestsRef = str(c, "spec", "manifestsRef", "name") != ""
 	if spec, ok := c["spec"].(map[string]any); ok {
 		if n, ok := spec["networking"].(map[string]any); ok {
 			if v, ok := n["userManagedNetworking"].(bool); ok {

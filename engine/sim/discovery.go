@@ -11,7 +11,7 @@ var zeroTime time.Time
 
 // discoveryIgnitionSize builds an InfraEnv's discovery Ignition with the
 // NMStateConfigs it selects (render.DiscoveryIgnition) and measures it
-// packed as in the ISO (§8.3). Only a config near the limit is compressed
+// packed as in the ISO (internal/cluster/validations/validations.go). Only a config near the limit is compressed
 // to measure it exactly; below that the cheap upper bound is enough.
 func discoveryIgnitionSize(spec *infraEnvSpec, nms []nmStateSpec) (int, error) {
 	ie := &render.Object{Kind: render.KindInfraEnv, Namespace: spec.Namespace, Name: spec.Name, Content: spec.Content}
@@ -40,7 +40,7 @@ type nmRef struct {
 
 // selectNMStates returns the NMStateConfigs of every site that an InfraEnv
 // label selector matches: the list is cluster-wide, and an empty selector
-// selects none (§8.5).
+// selects none (pkg/webhooks).
 func (e *Engine) selectNMStates(selector map[string]string) []nmStateSpec {
 	if len(selector) == 0 {
 		return nil

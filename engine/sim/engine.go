@@ -179,7 +179,7 @@ func (e *Engine) Apply(ctx context.Context, b *render.Bundle, revision string) e
 	return nil
 }
 
-// Delete tears a site down in the upstream finalizer order (§9); the
+// Delete tears a site down in the upstream finalizer order (the controllers' finalizers); the
 // installed cluster itself is never touched. The site disappears from
 // Sites and Status once the teardown finished.
 func (e *Engine) Delete(ctx context.Context, name string) error {

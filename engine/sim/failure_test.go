@@ -20,7 +20,7 @@ func hostNamed(st engine.SiteStatus, name string) engine.HostStatus {
 }
 
 // Failures injected through the hardware annotation, and what the state
-// machines make of them (§1.4, §2.3).
+// machines make of them (internal/host/statemachine.go, internal/cluster/statemachine.go).
 func TestInjectedFailures(t *testing.T) {
 	cases := []struct {
 		name     string

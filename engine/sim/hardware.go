@@ -79,7 +79,7 @@ var (
 const wildcardAddress = "203.0.113.10"
 
 // The default machine meets the requirements of every role, single-node
-// masters included (assisted-engine.md §3.1): 16 cores, 64 GiB, 960 GB SSD.
+// masters included (internal/hardware/validator.go): 16 cores, 64 GiB, 960 GB SSD.
 var defaultHardware = hardware{
 	CPUs: 16, MemoryMiB: 65536, DiskGB: 960, DiskType: assisted.DriveSSD,
 	Vendor: "Dell Inc.", Product: "PowerEdge R650", Arch: "x86_64",

@@ -3,13 +3,14 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/siteops/siteops/engine/assisted"
 )
 
 // hostMonitor is the host monitor's pass (every 8 s upstream): each host's
-// validations are computed and the RefreshHost rules applied (§1.4, §1.5).
+// validations are computed and the RefreshHost rules applied (internal/host/statemachine.go, internal/host/pool_host_statemachine.go).
 func (o *op) hostMonitor() {
 	if o.st.Deleting != nil {
 		return
@@ -145,6 +146,10 @@ func (o *op) peers(h *host, hw hardware) []assisted.Peer {
 			MTUBroken:     hw.MTUBroken || phw.MTUBroken,
 		})
 	}
+	// Upstream lists peers in the order of the agent's connectivity
+	// report; the simulation lists them by hostname, the same on every
+	// run.
+	slices.SortStableFunc(out, func(a, b assisted.Peer) int { return strings.Compare(a.Hostname, b.Hostname) })
 	return out
 }
 
@@ -168,7 +173,7 @@ func (o *op) stagesOf(h *host) []assisted.Stage {
 }
 
 // refreshBound applies the RefreshHost rules of a bound host, in the
-// order the state machine registers them (§1.4).
+// order the state machine registers them (internal/host/statemachine.go).
 func (o *op) refreshBound(h *host, g assisted.HostGates, rs []assisted.Result) {
 	c := o.st.Cluster
 	if c == nil {
@@ -204,7 +209,7 @@ func (o *op) refreshBound(h *host, g assisted.HostGates, rs []assisted.Result) {
 			o.setHostStatus(h, assisted.HostInsufficient, assisted.InfoNotReady(g.Failing))
 		case s == assisted.HostKnown && c.Status == assisted.ClusterPreparingForInstallation && explicitRole:
 			// The text written on entry is the "successful" one
-			// (§1.3: the preparing constant is never used).
+			// (internal/host/common.go: the preparing constant is never used).
 			o.setHostStatus(h, assisted.HostPreparingForInstallation, assisted.InfoPreparingSuccessful)
 		default:
 			o.setHostStatus(h, assisted.HostKnown, assisted.InfoKnown)
@@ -309,7 +314,7 @@ func (o *op) diskLabel(h *host) string {
 	return assisted.DiskLabel(d.Name, d.ID)
 }
 
-// refreshPool applies the pool (late-binding) host rules (§1.5).
+// refreshPool applies the pool (late-binding) host rules (internal/host/pool_host_statemachine.go).
 func (o *op) refreshPool(h *host, g assisted.HostGates, rs []assisted.Result) {
 	s := h.Status
 	connected := g.Connected && g.MediaConnected
@@ -326,7 +331,7 @@ func (o *op) refreshPool(h *host, g assisted.HostGates, rs []assisted.Result) {
 }
 
 // registerHost is the RegisterHost event of an existing host: its agent
-// (re)started and registered (§1.4 registration, §1.5).
+// (re)started and registered (internal/host/statemachine.go registration, internal/host/pool_host_statemachine.go).
 func (o *op) registerHost(h *host) {
 	s := h.Status
 	reset := func(status assisted.HostStatus) {
@@ -361,7 +366,7 @@ func (o *op) registerHost(h *host) {
 }
 
 // progress is HostProgressChanged: the installer (or, after the reboot,
-// the installer controller) reports a stage (§1.4 progress, host.go
+// the installer controller) reports a stage (internal/host/statemachine.go progress, host.go
 // UpdateInstallProgress).
 func (o *op) progress(h *host, stage assisted.Stage, info string) {
 	if !h.Status.In(assisted.InstallingStatuses...) {
@@ -403,7 +408,7 @@ func (o *op) progress(h *host, stage assisted.Stage, info string) {
 }
 
 // mediaDisconnect is the MediaDisconnect event: the agent reports that
-// it cannot read the discovery media (§1.4 other events).
+// it cannot read the discovery media (internal/host/statemachine.go other events).
 func (o *op) mediaDisconnect(h *host) {
 	h.MediaDisconnected = true
 	o.changed = true

@@ -14,7 +14,7 @@ import (
 const isoHost = "https://assisted-image-service.siteops.local"
 
 // reconcileInfraEnvs is the InfraEnv controller (infraenv_controller.go,
-// §5.3, §8): it registers each InfraEnv, builds its discovery image when
+// internal/controller/controllers/infraenv_controller.go, internal/bminventory/inventory.go): it registers each InfraEnv, builds its discovery image when
 // the spec or the NMStateConfigs it selects change, and deregisters
 // InfraEnvs the site no longer renders.
 func (o *op) reconcileInfraEnvs() {
@@ -97,7 +97,7 @@ func (o *op) missingCluster(spec *infraEnvSpec) string {
 
 // imageProblem validates the InfraEnv as the service does before building
 // the image: kernel arguments, the ignition override (parsed, and the
-// whole discovery ignition measured against the 256 KiB limit, §8.3).
+// whole discovery ignition measured against the 256 KiB limit, internal/cluster/validations/validations.go).
 func (o *op) imageProblem(spec *infraEnvSpec, nms []nmStateSpec, ie *infraEnv) string {
 	if spec.KernelArgsProblem != "" {
 		return spec.KernelArgsProblem

@@ -86,7 +86,7 @@ func stageNames(stages []assisted.Stage) []string {
 }
 
 // A single-node site goes through every status and stage in order, and
-// its percentages never go down (§1, §2, §6).
+// its percentages never go down (internal/host/statemachine.go, internal/cluster/statemachine.go, internal/host/common.go).
 func TestSingleNodeInstallation(t *testing.T) {
 	e := newStepped(t, Options{})
 	s := newSite("sno1", 1, 0)
@@ -130,7 +130,7 @@ func TestSingleNodeInstallation(t *testing.T) {
 }
 
 // A highly-available site: the bootstrap, the other masters and the
-// workers each follow their role's stage list (§6).
+// workers each follow their role's stage list (internal/host/common.go).
 func TestHighlyAvailableStages(t *testing.T) {
 	e := newStepped(t, Options{})
 	s := newSite("ha1", 3, 2)
@@ -216,7 +216,7 @@ func findNamedCond(t testing.TB, st engine.SiteStatus, kind, name, typ string) e
 }
 
 // Two masters and an arbiter install; so do hosts whose roles the service
-// suggests (§11: the weakest qualifying hosts become masters).
+// suggests (internal/controller/controllers/clusterdeployments_controller.go: the weakest qualifying hosts become masters).
 func TestArbiterAndSuggestedRoles(t *testing.T) {
 	e := newStepped(t, Options{})
 	arb := newSite("arb", 2, 1)

@@ -157,7 +157,7 @@ func TestTeardown(t *testing.T) {
 
 // Late binding: hosts boot the image of an InfraEnv with no cluster, wait
 // in the pool, and join the cluster through the BareMetalHost's
-// cluster-reference annotation (§1.5, §9).
+// cluster-reference annotation (internal/host/pool_host_statemachine.go, the controllers' finalizers).
 func TestLateBinding(t *testing.T) {
 	e := newStepped(t, Options{})
 	s := newSite("lb", 1, 0)
@@ -208,7 +208,7 @@ func TestSpecSyncError(t *testing.T) {
 }
 
 // A ready cluster whose hosts do not match provisionRequirements, or that
-// is on hold, waits, and says why (§11).
+// is on hold, waits, and says why (internal/controller/controllers/clusterdeployments_controller.go).
 func TestInstallationWaits(t *testing.T) {
 	e := newStepped(t, Options{})
 	counts := newSite("counts", 3, 0)

@@ -69,7 +69,7 @@ func TestCompactCluster(t *testing.T) {
 
 // Two masters and an arbiter, no workers: the arbiter is judged against
 // the arbiter requirements (2 cores, 8 GiB, 50 GB), installs with the
-// master stages, and the cluster completes (§3.1, §6).
+// master stages, and the cluster completes (internal/hardware/validator.go, internal/host/common.go).
 func TestArbiterCluster(t *testing.T) {
 	e := newStepped(t, Options{})
 	s := newSite("tna", 2, 0)
@@ -88,7 +88,7 @@ func TestArbiterCluster(t *testing.T) {
 }
 
 // A single-node host short of memory stays insufficient; the status info
-// lists every failing validation, sorted, with the numbers (§1.3, §3.2).
+// lists every failing validation, sorted, with the numbers (internal/host/common.go, internal/host/validator.go).
 func TestSingleNodeShortOfMemory(t *testing.T) {
 	cases := []struct {
 		name, hw, state, info string
@@ -133,7 +133,7 @@ func TestSingleNodeShortOfMemory(t *testing.T) {
 }
 
 // A pool host below the minimum of any role is insufficient-unbound with
-// the minimum-hardware text (§1.5, pool_host_statemachine.go).
+// the minimum-hardware text (pool_host_statemachine.go).
 func TestPoolHostBelowMinimum(t *testing.T) {
 	e := newStepped(t, Options{})
 	s := newSite("pmin", 1, 0)
@@ -167,7 +167,7 @@ func (o *observer) holds(step, span time.Duration, cond func(engine.SiteStatus) 
 }
 
 // A disk below the role's size leaves the host with no eligible disk; the
-// site says which disk and by how much (§3.1 disk eligibility).
+// site says which disk and by how much (internal/hardware/validator.go).
 func TestDiskTooSmall(t *testing.T) {
 	e := newStepped(t, Options{})
 	s := newSite("disk", 1, 0)
@@ -188,7 +188,7 @@ func TestDiskTooSmall(t *testing.T) {
 }
 
 // With manual approval the RequirementsMet message counts the agents
-// still to approve, and the count goes down with each approval (§5.1).
+// still to approve, and the count goes down with each approval (internal/controller/controllers/clusterdeployments_controller.go).
 func TestUnapprovedAgentsCount(t *testing.T) {
 	e := newStepped(t, Options{Approve: ApproveManual})
 	s := newSite("ua", 3, 0)
@@ -217,7 +217,7 @@ func TestUnapprovedAgentsCount(t *testing.T) {
 }
 
 // Deleting a site while it installs cancels the installation, removes
-// every object in the finalizer order, and leaves no trace (§9).
+// every object in the finalizer order, and leaves no trace (the controllers' finalizers).
 func TestDeleteWhileInstalling(t *testing.T) {
 	e := newStepped(t, Options{})
 	s := newSite("dwi", 3, 2)
@@ -256,7 +256,7 @@ func TestDeleteWhileInstalling(t *testing.T) {
 		t.Fatalf("site not gone after 10 minutes")
 	}
 	// The AgentClusterInstall finalizer cancelled the running installation
-	// before it deregistered the cluster (§9).
+	// before it deregistered the cluster (the controllers' finalizers).
 	all := strings.Join(seen, "\n")
 	cancelled := strings.Index(all, "to cancelled")
 	deregistered := strings.Index(all, "Deregistered cluster")
@@ -354,7 +354,7 @@ func TestClusterValidationMessage(t *testing.T) {
 }
 
 // Installer arguments the service refuses leave the Agent unsynced with
-// the service's exact error, and hold the installation (§8.1, §5.1).
+// the service's exact error, and hold the installation (pkg/validations/validations.go, internal/controller/controllers/clusterdeployments_controller.go).
 func TestInstallerArgsRefused(t *testing.T) {
 	cases := []struct{ name, args, want string }{
 		{"not a JSON array", `--append-karg ip=dhcp`, "The Spec could not be synced due to an input error: Fail to unmarshal installer args for host %s in infraEnv %s"},
@@ -465,7 +465,7 @@ func TestReapplyLeavesHistoryAlone(t *testing.T) {
 }
 
 // With manual approval a day-2 host waits for it, and the installed site
-// says so; once approved it joins (§10 day 2).
+// says so; once approved it joins (internal/controller/controllers/clusterdeployments_controller.go day 2).
 func TestDay2WaitsForApproval(t *testing.T) {
 	e := newStepped(t, Options{Approve: ApproveManual})
 	s := newSite("d2a", 1, 0)

@@ -7,7 +7,7 @@ import (
 	"github.com/siteops/siteops/render"
 )
 
-// Teardown steps of a deleted site, in the upstream order (§9): Argo CD
+// Teardown steps of a deleted site, in the upstream order (the controllers' finalizers): Argo CD
 // deletes sync waves from the highest down, and each controller's
 // finalizer runs when its object goes.
 const (
@@ -89,7 +89,7 @@ func (o *op) teardownStep() {
 	o.schedule(tkTeardown, "", o.now.Add(next))
 }
 
-// aciFinalizer runs when the AgentClusterInstall goes (§9): a running
+// aciFinalizer runs when the AgentClusterInstall goes (the controllers' finalizers): a running
 // installation is cancelled, each Agent is deleted when its InfraEnv
 // belongs to the cluster (or the pool's ClusterDeployment preserves on
 // delete) and unbound otherwise, and the backend cluster is deregistered.

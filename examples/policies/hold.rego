@@ -10,7 +10,7 @@ non_production := {"lab", "staging"}
 # title: Production sites do not hold their installation
 # custom:
 #   remediation: Remove holdInstallation, or label the site environment=lab or environment=staging if it is not production.
-#   reference: siteconfig-v1.md §2.3 (holdInstallation); the fleet's rollout process
+#   reference: openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig/siteConfig.go (holdInstallation); the fleet's rollout process
 deny_hold_in_production contains {"msg": msg, "field": input.site.fields.holdInstallation} if {
 	input.site.cluster.holdInstallation
 	not non_production[object.get(input.site.cluster.labels, "environment", "production")]

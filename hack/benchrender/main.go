@@ -11,18 +11,17 @@
 //
 //	PATH render --root DIR --extra-manifests-dir DIR/extra-manifests DIR -o yaml
 //
-// with stdout counted and discarded: the same command line for every
-// layout. A layout is files (SiteConfig files, no kustomization),
-// generators (the same files plus a ZTP kustomization listing them under
-// generators:), overlays (a kustomize tree of ClusterInstances: a base and
-// one overlay per site, by region), or LAYOUT/FORMAT for another format
-// than the layout's default, e.g. files/clusterinstance. It measures the
-// wall time of each run and the peak resident set size of the child
-// (ru_maxrss from wait4, Linux only), and prints one table row per size,
-// shape and layout: the best and median
-// wall time, sites per second at the median, the output size, the highest
-// peak RSS over the runs, and the exit code. The methodology follows §7.2
-// of the SiteConfig reference (single process over the whole fleet, output
+// with stdout counted and discarded: the same command line for every layout. A
+// layout is files (SiteConfig files, no kustomization), generators (the same
+// files plus a ZTP kustomization listing them under generators:), overlays (a
+// kustomize tree of ClusterInstances: a base and one overlay per site, by
+// region), or LAYOUT/FORMAT for another format than the layout's default, e.g.
+// files/clusterinstance. It measures the wall time of each run and the peak
+// resident set size of the child (ru_maxrss from wait4, Linux only), and prints
+// one table row per size, shape and layout: the best and median wall time,
+// sites per second at the median, the output size, the highest peak RSS over
+// the runs, and the exit code. The method is the one the upstream SiteConfig
+// generator was measured with (single process over the whole fleet, output
 // discarded, several runs because wall times on shared machines are noisy).
 //
 // A run that exits non-zero ends the runs of that size, shape and layout,

@@ -123,41 +123,27 @@ func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr i
 	if err != nil {
 		return usageError("load policies: %v", err)
 	}
-	w, err := findings.Get(f.output, findings.WithFailOnWarn(f.failOnWarn), findings.WithRules(engine.Rules()), findings.WithRoot(f.root))
-	if err != nil {
-		return usageError("%v", err)
-	}
 	if f.listRules {
 		for _, r := range engine.Rules() {
 			fmt.Fprintf(stdout, "%-50s %-4s %s (%s)\n", r.ID, r.Severity, r.Title, r.Source)
 		}
 		return nil
 	}
-	root, err := os.OpenRoot(f.root)
+	in, err := openFleet(fleetRoot{f.root, cmd.Flags().Changed("root")}, args, f.manifestsDir)
 	if err != nil {
-		return usageError("--root %s: %v", f.root, err)
+		return err
 	}
-	defer root.Close()
-	if len(args) == 0 {
-		args = []string{"."}
-	}
-	paths, err := rootRelative(f.root, args)
+	defer in.root.Close()
+	f.root = in.dir
+	paths, opts := in.paths, in.renderOpts
+	w, err := findings.Get(f.output, findings.WithFailOnWarn(f.failOnWarn), findings.WithRules(engine.Rules()), findings.WithRoot(f.root))
 	if err != nil {
 		return usageError("%v", err)
-	}
-	var opts []render.Option
-	if f.manifestsDir != "" {
-		dir, err := sites.ReadManifestDir(os.DirFS(f.manifestsDir), ".")
-		if err != nil {
-			return usageError("--extra-manifests-dir %s: %v", f.manifestsDir, err)
-		}
-		dir.Path = f.manifestsDir
-		opts = append(opts, render.WithDefaultManifests(dir))
 	}
 	loadOpts := []sites.Option{sites.WithStrict(f.strict), sites.WithAllowRemoteBases(f.allowRemote)}
 	var base *checkBase
 	if f.base != "" {
-		if base, err = loadBase(cmd.Context(), engine, f, paths, loadOpts, opts, stderr); err != nil {
+		if base, err = loadBase(cmd.Context(), engine, f, paths, loadOpts, opts, engine.Reads, stderr); err != nil {
 			return err
 		}
 	}
@@ -169,7 +155,7 @@ func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr i
 	if err != nil {
 		return err
 	}
-	rep, err := streamCheck(cmd.Context(), engine, root.FS(), paths, loadOpts, opts, checkOpts, dry)
+	rep, err := streamCheck(cmd.Context(), engine, in.root.FS(), paths, loadOpts, opts, checkOpts, dry)
 	if err != nil {
 		var pe *policy.PolicyError
 		if errors.As(err, &pe) {
@@ -184,6 +170,9 @@ func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr i
 			return fmt.Errorf("check the base revision %s: %w", f.base, err)
 		}
 		rep.Since(baseRep, f.base)
+	}
+	if rep.Sites == 0 && len(rep.Findings) == 0 {
+		return noSiteError(in)
 	}
 	rep.Sort()
 	if err := w.Write(stdout, rep); err != nil {
@@ -254,12 +243,13 @@ func streamCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths [
 }
 
 // loadForCheck loads and renders the sites under paths once, on all CPUs,
-// for a check that needs the whole fleet (the base revision of --base).
-// A site that cannot render is a load problem, hence a finding. Only the
-// objects the policies read are kept: whole bundles of a large fleet
-// would cost gigabytes.
-func loadForCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths []string,
-	loadOpts []sites.Option, renderOpts []render.Option) (*sites.Fleet, map[string]*render.Bundle, error) {
+// for a command that needs the whole fleet (the base revision of --base,
+// both revisions of plan). A site that cannot render is a load problem,
+// hence a finding. Only the objects keep holds are kept, all when it is
+// nil: a check keeps those the policies read, as whole bundles of a large
+// fleet would cost gigabytes.
+func loadForCheck(ctx context.Context, fsys fs.FS, paths []string,
+	loadOpts []sites.Option, renderOpts []render.Option, keep func(*render.Object) bool) (*sites.Fleet, map[string]*render.Bundle, error) {
 	fleet, err := sites.Load(ctx, fsys, paths, loadOpts...)
 	if err != nil {
 		return nil, nil, err
@@ -276,8 +266,8 @@ func loadForCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths 
 		wg.Go(func() {
 			for i := range next {
 				b, problems := r.Render(fleet.Sites[i])
-				if b != nil {
-					b.Objects = slices.DeleteFunc(b.Objects, func(o *render.Object) bool { return !engine.Reads(o) })
+				if b != nil && keep != nil {
+					b.Objects = slices.DeleteFunc(b.Objects, func(o *render.Object) bool { return !keep(o) })
 				}
 				out[i] = rendered{b, problems}
 			}

@@ -23,8 +23,10 @@ type checkBase struct {
 // loadBase loads and renders the fleet at --base from the Git repository
 // holding --root, and reads which of its sites had started installing
 // from the status files committed at that revision.
+// keep, when not nil, says which rendered objects to hold (see
+// loadForCheck).
 func loadBase(ctx context.Context, engine *policy.Engine, f *checkFlags, paths []string,
-	loadOpts []sites.Option, renderOpts []render.Option, stderr io.Writer) (*checkBase, error) {
+	loadOpts []sites.Option, renderOpts []render.Option, keep func(*render.Object) bool, stderr io.Writer) (*checkBase, error) {
 	repo, err := gitfs.Open(f.root)
 	if err != nil {
 		return nil, usageError("--base %s: %v", f.base, err)
@@ -43,7 +45,7 @@ func loadBase(ctx context.Context, engine *policy.Engine, f *checkFlags, paths [
 	if err != nil {
 		return nil, usageError("--base: %v", err)
 	}
-	fleet, bundles, err := loadForCheck(ctx, engine, fsys, paths, loadOpts, renderOpts)
+	fleet, bundles, err := loadForCheck(ctx, fsys, paths, loadOpts, renderOpts, keep)
 	if err != nil {
 		return nil, fmt.Errorf("load the sites of %s: %w", f.base, err)
 	}

@@ -80,6 +80,9 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newCheckCommand(stdout, stderr))
 	root.AddCommand(newConvertCommand(stdout, stderr))
 	root.AddCommand(newRunCommand(stdout, stderr))
+	root.AddCommand(newStatusCommand(stdout, stderr))
+	root.AddCommand(newWaitCommand(stdout, stderr))
+	root.AddCommand(newPlanCommand(stdout, stderr))
 	return root
 }
 

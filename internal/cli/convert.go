@@ -65,7 +65,7 @@ func runConvert(cmd *cobra.Command, f *convertFlags, args []string, stdout, stde
 	if f.templateNamespace == "" {
 		return usageError("--template-namespace must not be empty")
 	}
-	in, err := openFleet(f.root, args, f.manifestsDir)
+	in, err := openFleet(fleetRoot{f.root, cmd.Flags().Changed("root")}, args, f.manifestsDir)
 	if err != nil {
 		return err
 	}

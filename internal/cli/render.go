@@ -119,7 +119,7 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 	if onlyStdin {
 		args = []string{f.root}
 	}
-	in, err := openFleet(f.root, args, f.manifestsDir)
+	in, err := openFleet(fleetRoot{f.root, cmd.Flags().Changed("root") || f.argocd}, args, f.manifestsDir)
 	if err != nil {
 		return err
 	}
@@ -139,8 +139,10 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 		return errFailed
 	}
 	opts := f.loadOptions(sites.WithDocuments(docs...))
+	found := false // a site rendered, or a problem that fails the command anyway
 	failed, err := streamRendered(cmd.Context(), in, r, enc, opts, stderr, func(ps sites.Problems) { report(stderr, ps) },
 		func(s *sites.Site, encoded []byte) error {
+			found = true
 			if f.outDir == "" {
 				return out.Write(encoded)
 			}
@@ -163,6 +165,11 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 	}
 	if failed {
 		return errFailed
+	}
+	if !found && !f.argocd {
+		// An Argo CD Application may hold no site yet; a CI job pointed
+		// at the wrong folder must not pass.
+		return noSiteError(in)
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ func runRenderKRM(cmd *cobra.Command, f *renderFlags, args []string, stdout, std
 	if err != nil {
 		return err
 	}
-	fleet, err := openFleet(f.root, []string{f.root}, f.manifestsDir)
+	fleet, err := openFleet(fleetRoot{f.root, true}, []string{f.root}, f.manifestsDir)
 	if err != nil {
 		return err
 	}

@@ -68,6 +68,10 @@ spec:
       nodes: [{hostName: c-0}]
 `,
 	})
+	empty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(empty, "notes.yaml"), []byte("kind: ConfigMap\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name       string
 		args       []string
@@ -88,8 +92,18 @@ spec:
 		{name: "path outside the root", args: []string{"render", "--root", dir, "/"}, code: ExitUsage,
 			stderrHas: []string{"outside the fleet root"}},
 		{name: "unknown flag", args: []string{"render", "--bogus"}, code: ExitUsage},
-		{name: "missing path", args: []string{"render", "--root", dir, filepath.Join(dir, "nope.yaml")}, code: ExitFailure,
-			stderrHas: []string{"nope.yaml does not exist"}},
+		{name: "missing path is a usage error", args: []string{"render", "--root", dir, filepath.Join(dir, "nope.yaml")}, code: ExitUsage,
+			stderrHas: []string{"nope.yaml does not exist: check the path"}},
+		{name: "a relative path is not relative to --root", args: []string{"render", "--root", dir, "a.yaml"}, code: ExitUsage,
+			stderrHas: []string{"a.yaml does not exist: paths on the command line are relative to the working directory", "did you mean " + filepath.Join(dir, "a.yaml") + "?"}},
+		{name: "--root that does not exist", args: []string{"render", "--root", filepath.Join(dir, "none"), "a.yaml"}, code: ExitUsage,
+			stderrHas: []string{"--root " + filepath.Join(dir, "none") + " does not exist"}},
+		{name: "without --root a path outside the working directory is its own root", args: []string{"render", filepath.Join(dir, "a.yaml")}, code: ExitOK,
+			stdoutHas: []string{"kind: BareMetalHost"}},
+		{name: "a folder without sites fails render", args: []string{"render", empty}, code: ExitFailure,
+			stderrHas: []string{"no site found under . (fleet root " + empty + "): give the folder or file that holds the SiteConfigs"}},
+		{name: "a folder without sites fails check", args: []string{"check", empty}, code: ExitFailure,
+			stderrHas: []string{"no site found under"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

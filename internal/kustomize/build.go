@@ -229,6 +229,11 @@ func (b *builder) build(ctx context.Context, dir string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if kd.expanded > maxExpanded {
+		return nil, fmt.Errorf("%s: the tree is too large: counting each base as often as it is included, it expands to more than %d "+
+			"kustomizations and entries, so its build would multiply objects (a base listed by two overlays at every level doubles "+
+			"them per level); include each base once, or split the tree", kd.file, maxExpanded)
+	}
 	if len(kd.k.BuildMetadata) > 0 {
 		b.exact = true
 		b.userOrigin = slices.Contains(kd.k.BuildMetadata, types.OriginAnnotations)

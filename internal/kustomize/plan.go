@@ -72,6 +72,11 @@ type kdir struct {
 	generates bool
 	// closure is every directory of the tree, itself included, sorted.
 	closure []string
+	// expanded is what kustomize builds for the tree: this kustomization
+	// and each entry, counting a directory every time it is reached (a
+	// base included by two overlays is built twice), capped at
+	// maxExpanded+1.
+	expanded int
 	// key identifies the content of everything the tree reads.
 	key [32]byte
 }
@@ -130,6 +135,13 @@ func isSiteConfigType(apiVersion, kind string) bool {
 
 // maxDepth bounds how deeply kustomizations may nest.
 const maxDepth = 100
+
+// maxExpanded bounds the kustomizations and entries one build expands to,
+// each directory counted as often as it is reached: 16 levels of overlays
+// that each include two bases are 2^16 builds of the bottom one, hours of
+// work and as many objects, from a few small files. Such a tree is
+// refused before anything is built.
+const maxExpanded = 20000
 
 // planEdge plans the directory real, reached from the kustomizations in
 // chain. Like kustomize, a directory that is, or contains, one already on
@@ -248,7 +260,9 @@ func (b *builder) planDir(dir string, chain []string) (*kdir, error) {
 	for _, e := range kd.plugins {
 		kd.generates = kd.generates || e.field == "generators"
 	}
+	kd.expanded = 1 + len(kd.resources) + len(kd.siteConfig) + len(kd.components) + len(kd.plugins) + len(kd.files)
 	for _, e := range kd.subEntries() {
+		kd.expanded = min(kd.expanded+e.sub.expanded, maxExpanded+1)
 		kd.closure = append(kd.closure, e.sub.closure...)
 		kd.whole = kd.whole || e.sub.whole
 		kd.remote = kd.remote || e.sub.remote

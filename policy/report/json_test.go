@@ -84,7 +84,7 @@ func TestJSON(t *testing.T) {
 			name:     "remediation from rules",
 			report:   Report{Findings: []Finding{{Rule: "ztp.hosts.unique-mac", Severity: Deny, Message: "m"}}},
 			opts:     []Option{WithRules(rules)},
-			contains: []string{`"remediation": "Correct the MAC address; a MAC belongs to one host of one site."`, `"reference": "assisted-engine.md §5"`},
+			contains: []string{`"remediation": "Correct the MAC address; a MAC belongs to one host of one site."`, `"reference": "openshift/installer pkg/asset/agent/agentconfig/agenthosts.go"`},
 		},
 	}
 	for _, tt := range tests {

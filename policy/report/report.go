@@ -41,8 +41,9 @@ type Finding struct {
 	Pos     sites.Position `json:"pos"`
 	// Remediation says how to fix it.
 	Remediation string `json:"remediation,omitempty"`
-	// Reference is where the rule comes from (a reference document, a
-	// validation id of the installer).
+	// Reference is where the rule comes from: the upstream project and file
+	// whose check it makes ahead of time (with a validation id where the
+	// installer has one), or a page of docs/.
 	Reference string `json:"reference,omitempty"`
 	// Waived holds the reason when a site waives this rule; a waived
 	// finding is reported and does not fail the check.

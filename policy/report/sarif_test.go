@@ -172,7 +172,7 @@ func TestSARIF(t *testing.T) {
 			t.Errorf("descriptor %+v does not carry the metadata %+v", vip, rules[0])
 		}
 		bmc := all[byID["ztp.bmc.disable-certificate-verification"]]
-		if bmc.HelpURI != "" || bmc.Properties["reference"] != "clusterinstance.md §4" || bmc.Default.Level != "warning" {
+		if bmc.HelpURI != "" || bmc.Properties["reference"] != "stolostron/siteconfig internal/templates/assisted-installer/template.go" || bmc.Default.Level != "warning" {
 			t.Errorf("a reference that is not a URL must not be a helpUri: %+v", bmc)
 		}
 		user := all[byID["user.main.deny_x"]]

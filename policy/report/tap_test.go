@@ -180,7 +180,7 @@ func TestTAP(t *testing.T) {
 				"field":       "spec.x",
 				"object":      map[string]any{"apiVersion": "v1", "kind": "Secret", "namespace": "ns", "name": "n"},
 				"remediation": "Correct the MAC address; a MAC belongs to one host of one site.",
-				"reference":   "assisted-engine.md §5",
+				"reference":   "openshift/installer pkg/asset/agent/agentconfig/agenthosts.go",
 			},
 		},
 	}

@@ -30,28 +30,28 @@ var rules = []Rule{
 		ID: "ztp.hosts.unique-mac", Severity: Deny,
 		Title:       "Host MAC addresses are unique across the fleet",
 		Remediation: "Correct the MAC address; a MAC belongs to one host of one site.",
-		Reference:   "assisted-engine.md §5",
+		Reference:   "openshift/installer pkg/asset/agent/agentconfig/agenthosts.go",
 		Source:      "builtin",
 	},
 	{
 		ID: "ztp.bmc.disable-certificate-verification", Severity: Warn,
 		Title:       "BMC TLS certificates are verified",
 		Remediation: "Install a certificate on the BMC and drop disableCertificateVerification.",
-		Reference:   "clusterinstance.md §4",
+		Reference:   "stolostron/siteconfig internal/templates/assisted-installer/template.go",
 		Source:      "builtin",
 	},
 	{
 		ID: "ztp.installer-args.allowed", Severity: Deny,
 		Title:       "Installer arguments come from the allowed list",
-		Remediation: "Use only the arguments listed in assisted-engine.md §8.",
-		Reference:   "assisted-engine.md §8",
+		Remediation: "Use only the arguments coreos-installer accepts from assisted-service (--append-karg, --delete-karg, ...).",
+		Reference:   "openshift/assisted-service pkg/validations/validations.go",
 		Source:      "builtin",
 	},
 	{
 		ID: "ztp.cluster.control-plane-count", Severity: Deny,
 		Title:       "The control-plane count suits the topology",
 		Remediation: "Use 1, 3, 4 or 5 control-plane nodes, or 2 with an arbiter.",
-		Reference:   "agent-installer.md §3",
+		Reference:   "openshift/installer pkg/asset/agent/installconfig.go",
 		Source:      "builtin",
 	},
 }
@@ -410,7 +410,7 @@ func TestRemediationFromRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][2]string{
-		"ztp.hosts.unique-mac":       {"Correct the MAC address; a MAC belongs to one host of one site.", "assisted-engine.md §5"},
+		"ztp.hosts.unique-mac":       {"Correct the MAC address; a MAC belongs to one host of one site.", "openshift/installer pkg/asset/agent/agentconfig/agenthosts.go"},
 		"ztp.installer-args.allowed": {"own", "own ref"},
 		"user.main.deny_x":           {"", ""},
 	}

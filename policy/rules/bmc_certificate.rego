@@ -10,7 +10,7 @@
 #   id: ztp.bmc.certificate-verification-disabled
 #   severity: warn
 #   remediation: Give the BMCs certificates the hub trusts and render the BareMetalHost with disableCertificateVerification false (a crTemplate), or waive the rule with the reason.
-#   reference: siteconfig-v1.md §3 and clusterinstance.md §2.1 (BareMetalHost bmc.disableCertificateVerification true, fixed)
+#   reference: openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig/clusterCRsV1.go and stolostron/siteconfig internal/templates/assisted-installer/template.go (BareMetalHost bmc.disableCertificateVerification true, fixed)
 package siteops.rules.bmc_certificate
 
 import data.siteops.lib

@@ -12,7 +12,7 @@
 #   id: ztp.bmc.credentials-named
 #   severity: deny
 #   remediation: Set bmcCredentialsName.name to the name of the Secret (keys username and password) that holds the node's BMC credentials, a lower-case DNS name such as <hostname>-bmc, and create that Secret in the cluster namespace outside Git.
-#   reference: clusterinstance.md §1.2 (bmcCredentialsName.name required) and §7.2 (BMC Secret must exist); siteconfig-v1.md §2.4 (bmcCredentialsName.name, Secret not generated)
+#   reference: stolostron/siteconfig api/v1alpha1/clusterinstance_types.go (bmcCredentialsName.name required); stolostron/siteconfig internal/controller/clusterinstance/validator.go (BMC Secret must exist); openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig/siteConfig.go (bmcCredentialsName.name, Secret not generated)
 package siteops.rules.bmc_credentials
 
 import data.siteops.lib

@@ -10,7 +10,7 @@
 #   id: ztp.bmc.address-scheme
 #   severity: deny
 #   remediation: Use a scheme of a bare-metal operator driver, such as redfish-virtualmedia+https://bmc.example.com/redfish/v1/Systems/1 or idrac-virtualmedia://bmc.example.com/redfish/v1/Systems/System.Embedded.1.
-#   reference: metal3-io/baremetal-operator pkg/hardwareutils/bmc v0.5.1 (RegisterFactory); siteconfig-v1.md §2.4 (bmcAddress, no scheme check)
+#   reference: metal3-io/baremetal-operator pkg/hardwareutils/bmc v0.5.1 (RegisterFactory); openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig/siteConfig.go (bmcAddress, no scheme check)
 package siteops.rules.bmc_scheme
 
 import data.siteops.lib

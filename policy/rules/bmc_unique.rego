@@ -9,7 +9,7 @@
 #   id: ztp.bmc.address-unique
 #   severity: deny
 #   remediation: Correct the BMC address that was copied from another node; each machine's BMC appears on one node only.
-#   reference: issue 4 (fleet-wide rules); siteconfig-v1.md §2.4 (bmcAddress, no check)
+#   reference: openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig/siteConfig.go (bmcAddress, no check); docs/policy.md#fleet-facts (fleet-wide rules)
 package siteops.rules.bmc_unique
 
 import data.siteops.lib

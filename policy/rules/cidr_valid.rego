@@ -8,7 +8,7 @@
 #   id: ztp.network.cidr-valid
 #   severity: deny
 #   remediation: Write the network as address/prefix, such as 10.128.0.0/14 or fd02::/112.
-#   reference: assisted-engine.md §4 (cluster-cidr-defined, service-cidr-defined, machine-cidr-defined, network-prefix-valid); agent-installer.md §3.5 item 31
+#   reference: openshift/assisted-service internal/cluster/validator.go (cluster-cidr-defined, service-cidr-defined, machine-cidr-defined, network-prefix-valid); openshift/installer pkg/asset/agent/manifests/agentclusterinstall.go (clusterNetwork CIDRs)
 package siteops.rules.cidr_valid
 
 import data.siteops.lib

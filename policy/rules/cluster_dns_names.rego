@@ -13,7 +13,7 @@
 #   id: ztp.cluster.dns-names
 #   severity: deny
 #   remediation: Use a cluster name of lower-case letters, digits and '-' (at most 63, starting and ending with a letter or digit) and a base domain such as example.com.
-#   reference: assisted-engine.md §4 dns-domain-defined; clusterinstance.md §1.1 (clusterName) and §7.3; siteconfig-v1.md §4 (names not validated)
+#   reference: openshift/assisted-service internal/cluster/validator.go (dns-domain-defined); stolostron/siteconfig api/v1alpha1/clusterinstance_types.go (clusterName) and stolostron/siteconfig api/v1alpha1/clusterinstance_validation.go (names not checked); openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig/siteConfig.go (names not validated)
 package siteops.rules.cluster_dns_names
 
 subdomain := `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`

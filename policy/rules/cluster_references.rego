@@ -12,7 +12,7 @@
 #   id: ztp.cluster.references
 #   severity: deny
 #   remediation: Set pullSecretRef.name to the hub Secret with the pull secret and clusterImageSetNameRef to a ClusterImageSet, such as openshift-4.20.6 (lower-case letters, digits, '-' and '.').
-#   reference: assisted-engine.md §4 pull-secret-set and §5.1 (SpecSynced InputError for a missing pull secret or image set); agent-installer.md §3.5 item 35; siteconfig-v1.md §2.2 (pullSecretRef, clusterImageSetNameRef)
+#   reference: openshift/assisted-service internal/cluster/validator.go (pull-secret-set); openshift/assisted-service internal/controller/controllers/clusterdeployments_controller.go (SpecSynced InputError for a missing pull secret or image set); openshift/installer pkg/asset/agent/manifests/agentpullsecret.go; openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig/siteConfig.go (pullSecretRef, clusterImageSetNameRef)
 package siteops.rules.cluster_references
 
 deny contains f if {

@@ -10,7 +10,7 @@
 #   id: ztp.nodes.control-plane-count
 #   severity: deny
 #   remediation: Give the cluster 1, 3, 4 or 5 nodes with role master, or 2 masters and at least one node with role arbiter.
-#   reference: assisted-engine.md §4 sufficient-masters-count; agent-installer.md §3.1 item 9; clusterinstance.md §7.1
+#   reference: openshift/assisted-service internal/cluster/validator.go (sufficient-masters-count); openshift/installer pkg/asset/agent/installconfig.go (controlPlane.replicas); stolostron/siteconfig api/v1alpha1/clusterinstance_validation.go
 package siteops.rules.control_plane_count
 
 import data.siteops.lib

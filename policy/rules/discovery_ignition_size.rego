@@ -17,7 +17,7 @@
 #   id: ztp.infraenv.discovery-ignition-size
 #   severity: deny
 #   remediation: Make the discovery config smaller - move large files out of the ignitionConfigOverride (serve them, or put them in the installed system's overrides or extra manifests), or spread the nodes over more InfraEnvs so that each matches fewer NMStateConfigs.
-#   reference: assisted-engine.md §8.3 (ValidateIgnitionImageSize, IgnitionImageSizePadding = 256 KiB) and §8.6 (discovery Ignition contents); assisted-service documentation (about 3,960 NMStateConfigs per InfraEnv)
+#   reference: openshift/assisted-service internal/cluster/validations/validations.go (ValidateIgnitionImageSize, IgnitionImageSizePadding = 256 KiB) and internal/ignition/templates/discovery.ign (discovery Ignition contents); assisted-service documentation (about 3,960 NMStateConfigs per InfraEnv)
 package siteops.rules.discovery_ignition_size
 
 import data.siteops.lib

@@ -11,7 +11,7 @@
 #   id: ztp.infraenv.discovery-ignition-size-warning
 #   severity: warn
 #   remediation: Leave room under the limit - move large files out of the ignitionConfigOverride, or spread the nodes over more InfraEnvs so that each matches fewer NMStateConfigs.
-#   reference: assisted-engine.md §8.3 (the 256 KiB limit) and §8.6 (what the hub adds to the discovery Ignition)
+#   reference: openshift/assisted-service internal/cluster/validations/validations.go (ValidateIgnitionImageSize, the 256 KiB limit) and internal/ignition/discovery.go (what the hub adds to the discovery Ignition)
 package siteops.rules.discovery_ignition_size_warning
 
 import data.siteops.lib

@@ -15,7 +15,7 @@
 #   id: ztp.network.host-prefix
 #   severity: deny
 #   remediation: Set hostPrefix between the cluster network's prefix length and 25 for IPv4 (23 is the default, with a /14), or to 64 for IPv6, leaving room for a subnet per node.
-#   reference: assisted-engine.md §4 network-prefix-valid; agent-installer.md §3.5 item 31 and §3.1 item 1 (generic install-config validation)
+#   reference: openshift/assisted-service internal/cluster/validator.go (network-prefix-valid); openshift/installer pkg/asset/agent/manifests/agentclusterinstall.go (hostPrefix) and openshift/installer pkg/types/validation/installconfig.go (generic install-config validation)
 package siteops.rules.host_prefix
 
 # hosts is how many node subnets the network must hold: one per node, at

@@ -9,7 +9,7 @@
 #   id: ztp.nodes.hostname-unique
 #   severity: deny
 #   remediation: Give every node of the fleet its own host name (usually node.cluster.base-domain).
-#   reference: assisted-engine.md §3.2 #12 hostname-unique; agent-installer.md §3.7; clusterinstance.md §7.3
+#   reference: openshift/assisted-service internal/host/validator.go (hostname-unique); openshift/installer pkg/asset/agent/agentconfig/agenthosts.go (not checked); stolostron/siteconfig api/v1alpha1/clusterinstance_validation.go (not checked)
 package siteops.rules.hostname_unique
 
 import data.siteops.lib

@@ -9,7 +9,7 @@
 #   id: ztp.nodes.hostname-valid
 #   severity: deny
 #   remediation: Use lower-case letters, digits, '-' and '.', starting and ending each label with a letter or digit, e.g. sno-01.site.example.com.
-#   reference: assisted-engine.md §3.2 #14 hostname-valid; siteconfig-v1.md §3 (BareMetalHost named after hostName)
+#   reference: openshift/assisted-service internal/host/validator.go (hostname-valid); openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig/clusterCRsV1.go (BareMetalHost named after hostName)
 package siteops.rules.hostname_valid
 
 import data.siteops.lib

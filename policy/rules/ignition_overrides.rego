@@ -11,7 +11,7 @@
 #   id: ztp.overrides.ignition-valid
 #   severity: deny
 #   remediation: Fix the errors Ignition reports and declare "ignition":{"version":"3.2.0"} (or 3.1.0).
-#   reference: assisted-engine.md §8.2
+#   reference: openshift/assisted-service internal/common/ignition/ignition.go (ParseToLatest)
 package siteops.rules.ignition_overrides
 
 import data.siteops.lib

@@ -12,7 +12,7 @@
 #   id: ztp.overrides.install-config-valid
 #   severity: deny
 #   remediation: Write installConfigOverrides as a JSON object, with additionalTrustBundle holding PEM certificates ("-----BEGIN CERTIFICATE-----\n...").
-#   reference: assisted-engine.md §8.4; clusterinstance.md §7.1 (invalid JSON field(s))
+#   reference: openshift/assisted-service internal/installcfg/builder/builder.go (ValidateInstallConfigPatch); stolostron/siteconfig api/v1alpha1/clusterinstance_validation.go (invalid JSON field(s))
 package siteops.rules.install_config_overrides
 
 deny contains f if {

@@ -15,7 +15,7 @@
 #   id: ztp.nodes.installer-args
 #   severity: deny
 #   remediation: Write installerArgs as a JSON array of strings using only --append-karg, --delete-karg, -n, --copy-network, --network-dir, --save-partlabel, --save-partindex, --image-url or --image-file, each flag's value in the next element, e.g. '["--append-karg", "rd.neednet=1"]'.
-#   reference: assisted-engine.md §8.1 (ValidateInstallerArgs) and §7.2 (installer-args annotation); clusterinstance.md §1.2 (installerArgs)
+#   reference: openshift/assisted-service pkg/validations/validations.go (ValidateInstallerArgs) and internal/controller/controllers/bmh_agent_controller.go (installer-args annotation); stolostron/siteconfig api/v1alpha1/clusterinstance_types.go (installerArgs)
 package siteops.rules.installer_args
 
 import data.siteops.lib

@@ -9,7 +9,7 @@
 #   id: ztp.nodes.mac-unique
 #   severity: deny
 #   remediation: Correct the MAC that was copied from another node; each NIC's MAC appears on one node only.
-#   reference: agent-installer.md §3.3 item 18; assisted-engine.md §8.5 (NMStateConfig MACs unique); clusterinstance.md §7.3
+#   reference: openshift/installer pkg/asset/agent/agentconfig/agenthosts.go (duplicate MAC address); openshift/assisted-service pkg/staticnetworkconfig/generator.go (NMStateConfig MACs unique); stolostron/siteconfig api/v1alpha1/clusterinstance_validation.go (not checked)
 package siteops.rules.mac_unique
 
 import data.siteops.lib

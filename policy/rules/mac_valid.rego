@@ -8,7 +8,7 @@
 #   id: ztp.nodes.mac-valid
 #   severity: deny
 #   remediation: Write the MAC as six hex pairs separated by ':', e.g. 0a:5e:00:01:01:00.
-#   reference: agent-installer.md §3.3 items 16 and 17; clusterinstance.md §1.2 (bootMACAddress pattern); siteconfig-v1.md §2.4 (bootMACAddress)
+#   reference: openshift/installer pkg/asset/agent/agentconfig/agenthosts.go (MAC defined and valid); stolostron/siteconfig api/v1alpha1/clusterinstance_types.go (bootMACAddress pattern); openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig/siteConfig.go (bootMACAddress)
 package siteops.rules.mac_valid
 
 import data.siteops.lib

@@ -8,7 +8,7 @@
 #   id: ztp.network.no-overlap
 #   severity: deny
 #   remediation: Move one of the two networks to a range the other does not cover.
-#   reference: assisted-engine.md §4 no-cidrs-overlapping
+#   reference: openshift/assisted-service internal/cluster/validator.go (no-cidrs-overlapping)
 package siteops.rules.network_overlap
 
 import data.siteops.lib

@@ -13,7 +13,7 @@
 #   id: ztp.network.type-valid
 #   severity: deny
 #   remediation: Set networkType to OVNKubernetes (the default), which supports IPv6 and single-node clusters.
-#   reference: assisted-engine.md §4 network-type-valid; agent-installer.md §3.5 item 30 and §3.1 item 10; clusterinstance.md §1.1 (networkType); siteconfig-v1.md §2.3 (networkType, no enum check)
+#   reference: openshift/assisted-service internal/cluster/validator.go (network-type-valid); openshift/installer pkg/asset/agent/manifests/agentclusterinstall.go (networkType) and openshift/installer pkg/asset/agent/installconfig.go (SNO needs OVNKubernetes); stolostron/siteconfig api/v1alpha1/clusterinstance_types.go (networkType); openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig/siteConfig.go (networkType, no enum check)
 package siteops.rules.network_type
 
 import data.siteops.lib

@@ -9,7 +9,7 @@
 #   id: ztp.nodes.role
 #   severity: deny
 #   remediation: Set the node's role to master, worker or arbiter (leave it out for master).
-#   reference: agent-installer.md §3.3 item 21; clusterinstance.md §1.2 (role enum); siteconfig-v1.md §2.4 (role)
+#   reference: openshift/installer pkg/asset/agent/agentconfig/agenthosts.go (host role); stolostron/siteconfig api/v1alpha1/clusterinstance_types.go (role enum); openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig/siteConfig.go (role)
 package siteops.rules.node_role
 
 import data.siteops.lib

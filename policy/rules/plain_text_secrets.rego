@@ -17,7 +17,7 @@
 #   id: ztp.secrets.plain-text
 #   severity: deny
 #   remediation: Remove the secret from the site (and from the Git history), rotate it, and keep it in a Secret created outside Git and referenced by name (pullSecretRef, bmcCredentialsName); a BMC address carries no user:password@.
-#   reference: clusterinstance.md §1.1 (pullSecretRef) and §1.2 (bmcCredentialsName, Secret keys username and password); siteconfig-v1.md §2.2 and §2.4 (Secrets referenced by name, never generated); assisted-engine.md §7.2 (BMH annotations copied to the Agent)
+#   reference: stolostron/siteconfig api/v1alpha1/clusterinstance_types.go (pullSecretRef, bmcCredentialsName; Secret keys username and password); openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig/siteConfig.go (Secrets referenced by name, never generated); openshift/assisted-service internal/controller/controllers/bmh_agent_controller.go (BMH annotations copied to the Agent)
 package siteops.rules.plain_text_secrets
 
 import data.siteops.lib

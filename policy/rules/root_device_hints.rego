@@ -15,7 +15,7 @@
 #   id: ztp.nodes.root-device-hint
 #   severity: deny
 #   remediation: Write deviceName as /dev/<name> (e.g. /dev/sda, /dev/nvme0n1) or /dev/disk/by-path/<path>; to pick a disk by its serial number or WWN use the serialNumber or wwn hint instead of a /dev/disk/by-id link.
-#   reference: agent-installer.md §3.3 item 19; assisted-engine.md §7.2 (rootDeviceHints to installation_disk_id); clusterinstance.md §7.3 (rootDeviceHints format not checked); siteconfig-v1.md §2.4 (rootDeviceHints verbatim)
+#   reference: openshift/installer pkg/asset/agent/agentconfig/agenthosts.go and openshift/installer pkg/types/baremetal/validation (root device hints); openshift/assisted-service internal/controller/controllers/bmh_agent_controller.go (rootDeviceHints to installation_disk_id); stolostron/siteconfig api/v1alpha1/clusterinstance_validation.go (format not checked); openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig/siteConfig.go (rootDeviceHints verbatim)
 package siteops.rules.root_device_hints
 
 import data.siteops.lib

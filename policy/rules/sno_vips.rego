@@ -10,7 +10,7 @@
 #   id: ztp.network.sno-no-vips
 #   severity: deny
 #   remediation: Remove apiVIP(s) and ingressVIP(s) from the single-node cluster; point DNS for api and *.apps at the node's address.
-#   reference: assisted-engine.md §4 api-vips-defined and ingress-vips-defined; assisted-engine.md §8.5 (SNO needs userManagedNetworking)
+#   reference: openshift/assisted-service internal/cluster/validator.go (api-vips-defined, ingress-vips-defined); openshift/assisted-service pkg/webhooks/hiveextension/v1beta1/agentclusterinstall_validation_hook.go (SNO needs userManagedNetworking)
 package siteops.rules.sno_no_vips
 
 import data.siteops.lib

@@ -15,7 +15,7 @@
 #   id: ztp.network.static-config
 #   severity: deny
 #   remediation: Write nodeNetwork.config as nmstate (interfaces is a list of entries with a name), and list every ethernet NIC it configures in nodeNetwork.interfaces with its MAC; bond ports and VLAN base interfaces must be such NICs or interfaces defined in the config.
-#   reference: assisted-engine.md §8.5 (NMStateConfig interfaces, unique names and MACs, nmstate validation); agent-installer.md §3.3 item 23 and §3.5 item 26; siteconfig-v1.md §5.8 (nmstate not validated)
+#   reference: openshift/assisted-service pkg/staticnetworkconfig/generator.go (NMStateConfig interfaces, unique names and MACs, nmstate validation); openshift/installer pkg/asset/agent/manifests/staticnetworkconfig/generator.go and pkg/asset/agent/manifests/nmstateconfig.go; openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig/clusterCRsV1.go (nmstate not validated)
 package siteops.rules.static_network
 
 import data.siteops.lib

@@ -16,7 +16,7 @@
 #   id: ztp.network.vip-families
 #   severity: deny
 #   remediation: Give at most one IPv4 and one IPv6 address for the API and for the ingress, listed in the machine networks' order (IPv4 first when the first machine network is IPv4).
-#   reference: agent-installer.md §3.6 items 39, 41 and 42; assisted-engine.md §4 api-vips-valid and ingress-vips-valid; clusterinstance.md §1.1 (apiVIPs, ingressVIPs)
+#   reference: openshift/installer pkg/types/validation/installconfig.go (VIP count and families); openshift/assisted-service internal/cluster/validator.go (api-vips-valid, ingress-vips-valid); stolostron/siteconfig api/v1alpha1/clusterinstance_types.go (apiVIPs, ingressVIPs)
 package siteops.rules.vip_families
 
 import data.siteops.lib

@@ -10,7 +10,7 @@
 #   id: ztp.network.vip-in-machine-network
 #   severity: deny
 #   remediation: Pick VIPs that are free addresses inside the machine network (not its network or broadcast address), or correct the machine network.
-#   reference: assisted-engine.md §4 api-vips-valid and ingress-vips-valid; agent-installer.md §3.6 items 39 and 40
+#   reference: openshift/assisted-service internal/cluster/validator.go (api-vips-valid, ingress-vips-valid); openshift/installer pkg/types/validation/installconfig.go (VIPs in a machine network)
 package siteops.rules.vip_in_machine_network
 
 import data.siteops.lib

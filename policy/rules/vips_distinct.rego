@@ -8,7 +8,7 @@
 #   id: ztp.network.vips-distinct
 #   severity: deny
 #   remediation: Give the API and the ingress different addresses.
-#   reference: agent-installer.md §3.6 item 40
+#   reference: openshift/installer pkg/types/validation/installconfig.go (VIP for API must not be one of the Ingress VIPs)
 package siteops.rules.vips_distinct
 
 import data.siteops.lib

@@ -9,7 +9,7 @@
 #   id: ztp.network.vips-required
 #   severity: deny
 #   remediation: Set apiVIPs and ingressVIPs (one address per IP family, inside the machine network), or use platform None with your own load balancer.
-#   reference: assisted-engine.md §4 api-vips-defined and ingress-vips-defined; agent-installer.md §3.6 item 38
+#   reference: openshift/assisted-service internal/cluster/validator.go (api-vips-defined, ingress-vips-defined); openshift/installer pkg/types/validation/installconfig.go (at least one VIP each)
 package siteops.rules.vips_required
 
 import data.siteops.lib

@@ -43,13 +43,13 @@
 // that the built overlay equals the ClusterInstance [FormatClusterInstance]
 // writes for the same site. [SitesPerRegion] sites share a region.
 //
-// The sites follow the benchmark inputs of the reference (§7.2 of
-// siteconfig-v1.md): static IPv4 nmstate (one ethernet interface with an
-// address, a DNS server and a default route), one node label per node,
+// The sites follow the inputs the upstream SiteConfig generator was measured
+// with (docs/performance.md): static IPv4 nmstate (one ethernet interface with
+// an address, a DNS server and a default route), one node label per node,
 // cpuPartitioningMode AllNodes, an installConfigOverrides JSON and three
-// cluster labels (clusterLabels in a SiteConfig, ManagedCluster extraLabels
-// in a ClusterInstance). An SNO cluster has 1 master; an HA cluster has 3
-// masters and 2 workers plus apiVIPs/ingressVIPs.
+// cluster labels (clusterLabels in a SiteConfig, ManagedCluster extraLabels in
+// a ClusterInstance). An SNO cluster has 1 master; an HA cluster has 3 masters
+// and 2 workers plus apiVIPs/ingressVIPs.
 //
 // # Addresses
 //

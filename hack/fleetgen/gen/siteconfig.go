@@ -9,7 +9,8 @@ const (
 	imageSet       = "openshift-4.20.6"
 	sshPublicKey   = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFleetgenSyntheticKeyNotRealDoNotUse000000000 fleetgen@example.net"
 	// installConfigOverrides has no top-level "networking" key, so the
-	// renderer appends it to the networkType JSON (reference §5.1).
+	// renderer appends it to the networkType JSON, as the generator's
+	// agentClusterInstallAnnotation does.
 	installConfigOverrides = `{"capabilities":{"baselineCapabilitySet":"None","additionalEnabledCapabilities":["NodeTuning","OperatorLifecycleManager","Ingress"]}}`
 	nic                    = "ens1f0"
 )
