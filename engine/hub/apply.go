@@ -148,7 +148,7 @@ func (e *Engine) desired(ctx context.Context, b *render.Bundle, hash, revision s
 			return nil, &problem{reasonRefused, fmt.Sprintf("site %s: %s: %v", b.Site, o.Ref(), err)}
 		}
 		u := &unstructured.Unstructured{Object: tomap.Copy(o.Content).(map[string]any)}
-		mark(u, b.Site, hash, revision)
+		mark(u, e.o.instance, b.Site, hash, revision)
 		out = append(out, &desiredObject{src: o, kind: k, obj: u})
 	}
 	if len(notServed) > 0 {
@@ -160,12 +160,13 @@ func (e *Engine) desired(ctx context.Context, b *render.Bundle, hash, revision s
 
 // mark puts on an object the labels and annotations that make it
 // siteops's.
-func mark(u *unstructured.Unstructured, site, hash, revision string) {
+func mark(u *unstructured.Unstructured, instance, site, hash, revision string) {
 	labels := u.GetLabels()
 	if labels == nil {
 		labels = map[string]string{}
 	}
 	labels[LabelManagedBy] = ManagedByValue
+	labels[LabelInstance] = instance
 	labels[LabelSite] = site
 	u.SetLabels(labels)
 	ann := u.GetAnnotations()
@@ -363,6 +364,9 @@ func (e *Engine) checkNotForeign(ctx context.Context, site string, d *desiredObj
 		return nil, err
 	}
 	l := cur.GetLabels()
+	if l[LabelManagedBy] == ManagedByValue && l[LabelInstance] != e.o.instance {
+		return &problem{reasonNotOurs, fmt.Sprintf("site %s: %s belongs to the siteops instance %q (label %s), not to this one (%q); two fleets render the same object: rename it in one of them", site, d.ref(), l[LabelInstance], LabelInstance, e.o.instance)}, nil
+	}
 	if l[LabelManagedBy] == ManagedByValue && l[LabelSite] == site {
 		return nil, nil // ours; the cache has not seen it yet
 	}

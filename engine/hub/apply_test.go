@@ -297,3 +297,42 @@ func waitGone(t testing.TB, e *hub.Engine, site string) {
 		return err != nil
 	})
 }
+
+// TestInstancesKeepApart: a second siteops instance on the same hub does
+// not list the first one's site, refuses to take its objects (saying
+// whose they are), and its deletion of the site touches nothing.
+func TestInstancesKeepApart(t *testing.T) {
+	h := hubtest.Shared(t)
+	ctx := testContext(t)
+	const site = "instance-sno"
+	b := exampleBundle(t, exampleSNO, site)
+	applyAll(t, newEngine(t, h.Config()), h.Config(), b, "rev1")
+
+	other := newEngine(t, h.Config(), hub.WithInstance("lab-fleet"))
+	names, err := other.Sites(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if n == site {
+			t.Fatalf("instance lab-fleet lists %s of the default instance", site)
+		}
+	}
+	if err := other.Delete(ctx, site); err == nil {
+		t.Error("instance lab-fleet accepted to delete a site it does not hold")
+	}
+	if err := other.Apply(ctx, b, "rev1"); err != nil {
+		t.Fatal(err)
+	}
+	st := waitStatus(t, other, site, func(st engine.SiteStatus) bool { return st.Reason == engine.ReasonApplyConflict })
+	if !strings.Contains(st.Message, `siteops instance "default"`) {
+		t.Errorf("message: %s", st.Message)
+	}
+	cd, err := dynamic.NewForConfigOrDie(h.Config()).Resource(gvrCD).Namespace(site).Get(ctx, site, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cd.GetLabels()[hub.LabelInstance]; got != hub.DefaultInstance {
+		t.Errorf("ClusterDeployment instance label %q after the other instance's apply", got)
+	}
+}

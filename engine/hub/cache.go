@@ -130,13 +130,13 @@ type kinds struct {
 	cis   *kind
 }
 
-func newKinds(dyn dynamic.Interface, md metadata.Interface, mapper meta.ResettableRESTMapper, stop <-chan struct{}, onEvent func(any)) *kinds {
+func newKinds(dyn dynamic.Interface, md metadata.Interface, mapper meta.ResettableRESTMapper, instance string, stop <-chan struct{}, onEvent func(any)) *kinds {
 	return &kinds{
 		dyn:    dyn,
 		names:  metadatainformer.NewSharedInformerFactory(md, 0),
 		mapper: mapper,
 		managed: dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, metav1.NamespaceAll, func(lo *metav1.ListOptions) {
-			lo.LabelSelector = LabelManagedBy + "=" + ManagedByValue
+			lo.LabelSelector = LabelManagedBy + "=" + ManagedByValue + "," + LabelInstance + "=" + instance
 		}),
 		other:   dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0),
 		stop:    stop,

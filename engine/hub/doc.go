@@ -8,7 +8,9 @@
 // manager "siteops", wave by wave in the bundle's sync-wave order: the
 // next wave goes only when every object of the previous one was accepted
 // and its Namespace is Active. Each object carries the labels
-// app.kubernetes.io/managed-by=siteops and siteops.io/site=<site>, and the
+// app.kubernetes.io/managed-by=siteops, siteops.io/instance=<instance>
+// (WithInstance: an engine sees only its own instance's objects) and
+// siteops.io/site=<site>, and the
 // annotation siteops.io/bundle-hash: when every object of a site on the
 // hub carries the hash of the bundle in hand, Apply sends no request, even
 // from a new process. Objects of the site that leave the bundle are

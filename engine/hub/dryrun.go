@@ -32,6 +32,7 @@ type DryRunner struct {
 	dyn       dynamic.Interface
 	meta      metadata.Interface
 	mapper    meta.ResettableRESTMapper
+	instance  string
 	standIn   string
 	mu        sync.Mutex
 	namespace map[string]bool
@@ -45,11 +46,11 @@ type ObjectProblem struct {
 
 // NewDryRunner connects to the hub of cfg, limited by WithRateLimit.
 func NewDryRunner(cfg *rest.Config, opts ...Option) (*DryRunner, error) {
-	_, c, err := newClients(cfg, opts)
+	o, c, err := newClients(cfg, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &DryRunner{dyn: c.dyn, meta: c.meta, mapper: c.mapper, standIn: DefaultDryRunNamespace, namespace: map[string]bool{}}, nil
+	return &DryRunner{dyn: c.dyn, meta: c.meta, mapper: c.mapper, instance: o.instance, standIn: DefaultDryRunNamespace, namespace: map[string]bool{}}, nil
 }
 
 // Check dry-runs every object of the bundle, as Apply would send it, and
@@ -84,7 +85,7 @@ func (d *DryRunner) Check(ctx context.Context, b *render.Bundle) ([]ObjectProble
 			return out, err
 		}
 		u := &unstructured.Unstructured{Object: tomap.Copy(o.Content).(map[string]any)}
-		mark(u, b.Site, hash, "dry-run")
+		mark(u, d.instance, b.Site, hash, "dry-run")
 		opts := metav1.ApplyOptions{FieldManager: FieldManager, DryRun: []string{metav1.DryRunAll}, Force: true}
 		res := d.dyn.Resource(m.Resource)
 		if m.Scope.Name() == meta.RESTScopeNameNamespace {

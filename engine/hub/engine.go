@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
@@ -90,7 +92,11 @@ func New(ctx context.Context, cfg *rest.Config, opts ...Option) (*Engine, error)
 		ctx:         ectx,
 		cancel:      cancel,
 	}
-	e.ks = newKinds(c.dyn, c.meta, c.mapper, ectx.Done(), e.onEvent)
+	if errs := validation.IsValidLabelValue(o.instance); len(errs) > 0 || o.instance == "" {
+		cancel()
+		return nil, fmt.Errorf("instance %q: not a label value (%s)", o.instance, strings.Join(errs, "; "))
+	}
+	e.ks = newKinds(c.dyn, c.meta, c.mapper, o.instance, ectx.Done(), e.onEvent)
 	if err := e.retry(ctx, e.ks.start); err != nil {
 		cancel()
 		return nil, fmt.Errorf("hub %s: %w", cfg.Host, err)

@@ -40,6 +40,7 @@ type options struct {
 	retryFor       time.Duration
 	logger         *slog.Logger
 	bounds         engine.Bounds
+	instance       string
 }
 
 func defaultOptions() options {
@@ -52,6 +53,7 @@ func defaultOptions() options {
 		retryFor:      DefaultRetryFor,
 		logger:        slog.New(slog.DiscardHandler),
 		bounds:        engine.DefaultBounds,
+		instance:      DefaultInstance,
 	}
 }
 
@@ -80,6 +82,10 @@ func WithRetryFor(d time.Duration) Option { return func(o *options) { o.retryFor
 // WithBounds sets how long a site may go without registering a host or
 // without progress before it needs attention (engine.DefaultBounds).
 func WithBounds(b engine.Bounds) Option { return func(o *options) { o.bounds = b } }
+
+// WithInstance names this siteops on the hub (LabelInstance); give each
+// fleet repository that shares a hub its own.
+func WithInstance(name string) Option { return func(o *options) { o.instance = name } }
 
 // WithLogger logs what the engine does (nothing by default).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }

@@ -19,6 +19,13 @@ const (
 	ManagedByValue = "siteops"
 	// LabelSite names the site an object belongs to.
 	LabelSite = "siteops.io/site"
+	// LabelInstance names the siteops (one per fleet repository) that
+	// applied the object: an engine sees, changes and deletes only the
+	// objects of its own instance, so that two fleets on one hub never
+	// prune each other's sites.
+	LabelInstance = "siteops.io/instance"
+	// DefaultInstance is the instance of an engine not told otherwise.
+	DefaultInstance = "default"
 	// AnnotationBundleHash is render.Bundle.Hash of the bundle the object
 	// was last applied from: when every object of a site carries the
 	// hash of the bundle in hand, Apply sends nothing, even after a

@@ -29,6 +29,7 @@ type engineFlags struct {
 	kubeQPS        float32
 	kubeBurst      int
 	forceConflicts bool
+	instance       string
 }
 
 func (f *engineFlags) register(fl *pflag.FlagSet) {
@@ -37,6 +38,7 @@ func (f *engineFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.kubeContext, "context", "", "with --engine hub: kubeconfig context to use (default its current context)")
 	fl.Float32Var(&f.kubeQPS, "kube-qps", hub.DefaultQPS, "with --engine hub: requests per second to the hub's API server, on average")
 	fl.IntVar(&f.kubeBurst, "kube-burst", hub.DefaultBurst, "with --engine hub: requests to the hub's API server at once")
+	fl.StringVar(&f.instance, "instance", hub.DefaultInstance, "with --engine hub: the name of this siteops on the hub (label "+hub.LabelInstance+"); it sees and deletes only its own objects: give each fleet repository that shares a hub its own")
 	fl.BoolVar(&f.forceConflicts, "force-conflicts", false, "with --engine hub: take over fields another field manager set instead of reporting the conflict")
 }
 
@@ -56,6 +58,7 @@ func openEngine(ctx context.Context, f *runFlags, speed float64, approve sim.App
 			hub.WithRateLimit(f.eng.kubeQPS, f.eng.kubeBurst),
 			hub.WithForceConflicts(f.eng.forceConflicts),
 			hub.WithBounds(bounds),
+			hub.WithInstance(f.eng.instance),
 			hub.WithLogger(log))
 	}
 	return nil, usageError("--engine %q: use %s or %s", f.eng.engine, engineSim, engineHub)
@@ -81,7 +84,7 @@ func checkEngineFlags(f *engineFlags, changed func(string) bool) error {
 		}
 		return nil
 	}
-	for _, name := range []string{"kubeconfig", "context", "kube-qps", "kube-burst", "force-conflicts"} {
+	for _, name := range []string{"kubeconfig", "context", "kube-qps", "kube-burst", "force-conflicts", "instance"} {
 		if changed(name) {
 			return fmt.Errorf("--%s goes with --engine hub", name)
 		}

@@ -21,7 +21,16 @@ import (
 	"github.com/siteops/siteops/sites"
 )
 
-func TestMain(m *testing.M) { hubtest.Main(m) }
+// envMainArgs makes the test binary run siteops itself (the arguments
+// separated by newlines), so that a test can kill a replica.
+const envMainArgs = "SITEOPS_TEST_MAIN_ARGS"
+
+func TestMain(m *testing.M) {
+	if args := os.Getenv(envMainArgs); args != "" {
+		os.Exit(Main(context.Background(), strings.Split(args, "\n"), os.Stdout, os.Stderr))
+	}
+	hubtest.Main(m)
+}
 
 // TestRunWithHubEngine runs the loop on the example fleet against a real
 // API server, with the namespaces, Secrets and ClusterImageSet in place
