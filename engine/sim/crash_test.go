@@ -83,26 +83,34 @@ func crashChild(dir string) int {
 			return 3
 		}
 	}
+	// finished reports every site's final status once all are installed:
+	// change notices coalesce, and a process restarted after the last
+	// commit gets none.
+	finished := func() bool {
+		var all []engine.SiteStatus
+		for _, b := range crashSites() {
+			s, err := e.Status(ctx, b.Site)
+			if err != nil || s.Phase != engine.PhaseInstalled {
+				return false
+			}
+			all = append(all, s)
+		}
+		for _, s := range all {
+			print(s, false)
+		}
+		e.Close()
+		return true
+	}
+	if finished() {
+		return 0
+	}
 	for n := range changes {
 		st, err := e.Status(ctx, n)
 		if err != nil {
 			continue
 		}
 		print(st, false)
-		done := true
-		for _, b := range crashSites() {
-			s, err := e.Status(ctx, b.Site)
-			done = done && err == nil && s.Phase == engine.PhaseInstalled
-		}
-		if done {
-			// Change notices coalesce: report every site's final status,
-			// not only the one whose notice came last.
-			for _, b := range crashSites() {
-				if st, err := e.Status(ctx, b.Site); err == nil {
-					print(st, false)
-				}
-			}
-			e.Close()
+		if finished() {
 			return 0
 		}
 	}
@@ -121,7 +129,11 @@ func TestCrashResume(t *testing.T) {
 		if run > 200 {
 			t.Fatalf("not installed after %d runs", run)
 		}
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		// Each run gets a deadline: a child that stops making progress is
+		// killed and the test fails instead of hanging.
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), crashChildEnv+"="+dir)
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
