@@ -18,10 +18,15 @@ type Bounds struct {
 	// The same 90 minutes: every host stage but the last ones times out
 	// within it upstream, so a longer silence is not a slow stage.
 	NoProgressAfter time.Duration
+	// SettleAfter: failing validations need attention once the site did
+	// not move for this long. Hosts pass through insufficient while their
+	// first checks run (assisted-service refreshes validations every
+	// minute): a failure that lasts is one a person must fix.
+	SettleAfter time.Duration
 }
 
 // DefaultBounds are the bounds the loop uses unless told otherwise.
-var DefaultBounds = Bounds{StuckAfter: 90 * time.Minute, NoProgressAfter: 90 * time.Minute}
+var DefaultBounds = Bounds{StuckAfter: 90 * time.Minute, NoProgressAfter: 90 * time.Minute, SettleAfter: 5 * time.Minute}
 
 // ErrNotFound is returned for a site the engine does not hold.
 var ErrNotFound = errors.New("no such site")

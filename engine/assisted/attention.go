@@ -49,13 +49,18 @@ func ValidationFailing(status string) bool {
 	return status == string(ValidationFailure) || status == string(ValidationError)
 }
 
+// Waited says which of the time bounds (engine.Bounds) passed since the
+// site last moved: Stalled the one its phase is watched against
+// (Stallable), Settled the settle bound (Settleable).
+type Waited struct{ Stalled, Settled bool }
+
 // Assess derives a site's reason from what an engine reports of it: the
 // phase, the cluster and host statuses, the validations, the refused
-// revision and whether a time bound passed (stalled). A reason the engine
+// revision and which time bounds passed. A reason the engine
 // set itself (Held, InputError, AwaitingApproval, a hub's reasons) is
 // kept unless a more severe one applies. Both engines call it, so that
 // one site reads the same whichever engine installs it.
-func Assess(s *engine.SiteStatus, stalled bool) engine.Reason {
+func Assess(s *engine.SiteStatus, w Waited) engine.Reason {
 	r := s.Reason
 	if s.RefusedRevision != "" {
 		r = engine.Worse(r, engine.ReasonChangeRefused)
@@ -102,17 +107,17 @@ func Assess(s *engine.SiteStatus, stalled bool) engine.Reason {
 		if needsAction {
 			r = engine.Worse(r, engine.ReasonHostNeedsAction)
 		}
-		if stalled && s.Phase == engine.PhaseInstalling {
+		if w.Stalled && s.Phase == engine.PhaseInstalling {
 			r = engine.Worse(r, engine.ReasonNoProgress)
 		}
 	case engine.PhasePending, engine.PhaseProvisioning:
 		if needsAction {
 			r = engine.Worse(r, engine.ReasonHostNeedsAction)
 		}
-		if validationFails {
+		if validationFails && w.Settled {
 			r = engine.Worse(r, engine.ReasonValidationsFailing)
 		}
-		if stalled && !registered {
+		if w.Stalled && !registered {
 			r = engine.Worse(r, engine.ReasonNotRegistering)
 		}
 	}
@@ -145,6 +150,16 @@ func Stallable(s *engine.SiteStatus, b engine.Bounds) (time.Duration, bool) {
 			}
 		}
 		return b.StuckAfter, b.StuckAfter > 0
+	}
+	return 0, false
+}
+
+// Settleable reports whether a site in this phase waits for the settle
+// bound: failing validations count once it passed.
+func Settleable(s *engine.SiteStatus, b engine.Bounds) (time.Duration, bool) {
+	switch s.Phase {
+	case engine.PhasePending, engine.PhaseProvisioning:
+		return b.SettleAfter, b.SettleAfter > 0
 	}
 	return 0, false
 }

@@ -65,6 +65,7 @@ type site struct {
 	progressKey string
 	progressAt  time.Time
 	stalled     bool
+	settled     bool
 }
 
 // problem is why a site is held back, in the reason table's terms.

@@ -55,10 +55,11 @@ func orText(s, def string) string {
 }
 
 // trackProgress restarts a site's stall clock when its progress changed
-// since the last status, and reports whether the bound of its phase
-// passed (NotRegistering, NoProgress). The clock of a site first seen
-// starts at the latest time its objects record.
-func (e *Engine) trackProgress(name string, st *engine.SiteStatus) bool {
+// since the last status, and reports which bounds passed: the one of its
+// phase (NotRegistering, NoProgress) and the settle bound (failing
+// validations). The clock of a site first seen starts at the latest time
+// its objects record.
+func (e *Engine) trackProgress(name string, st *engine.SiteStatus) assisted.Waited {
 	key := assisted.ProgressKey(st)
 	now := time.Now().UTC()
 	e.mu.Lock()
@@ -75,7 +76,9 @@ func (e *Engine) trackProgress(name string, st *engine.SiteStatus) bool {
 	st.LastProgressAt = &at
 	bound, ok := assisted.Stallable(st, e.o.bounds)
 	s.stalled = ok && now.Sub(s.progressAt) >= bound
-	return s.stalled
+	settle, ok := assisted.Settleable(st, e.o.bounds)
+	s.settled = ok && now.Sub(s.progressAt) >= settle
+	return assisted.Waited{Stalled: s.stalled, Settled: s.settled}
 }
 
 // latestTime is the latest condition transition of the site's objects,
@@ -104,16 +107,19 @@ func (e *Engine) checkStalls() {
 	names, _ := e.Sites(e.ctx)
 	for _, name := range names {
 		e.mu.Lock()
-		var was bool
+		var was assisted.Waited
 		if s := e.sites[name]; s != nil {
-			was = s.stalled
+			was = assisted.Waited{Stalled: s.stalled, Settled: s.settled}
 		}
 		e.mu.Unlock()
 		if _, err := e.Status(e.ctx, name); err != nil {
 			continue
 		}
 		e.mu.Lock()
-		now := e.sites[name] != nil && e.sites[name].stalled
+		var now assisted.Waited
+		if s := e.sites[name]; s != nil {
+			now = assisted.Waited{Stalled: s.stalled, Settled: s.settled}
+		}
 		e.mu.Unlock()
 		if now != was {
 			e.notify(name)

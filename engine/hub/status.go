@@ -74,8 +74,7 @@ func (e *Engine) Status(_ context.Context, name string) (engine.SiteStatus, erro
 		}
 	}
 	derivePhase(&st, p, deleting)
-	stalled := e.trackProgress(name, &st)
-	st.Reason = assisted.Assess(&st, stalled)
+	st.Reason = assisted.Assess(&st, e.trackProgress(name, &st))
 	return st, nil
 }
 

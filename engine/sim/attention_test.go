@@ -118,3 +118,18 @@ func TestAttentionChangeRefused(t *testing.T) {
 		t.Errorf("refusal not cleared: %s", dump(t, o.last))
 	}
 }
+
+// Hosts pass through insufficient while their first checks run: a
+// healthy site is never flagged for failing validations on its way to
+// installing.
+func TestAttentionTransientValidationsNotFlagged(t *testing.T) {
+	e := newStepped(t, Options{})
+	apply(t, e, newSite("ok3", 3, 2).bundle(), "r1")
+	o := observe(t, e, "ok3")
+	o.until(10*time.Second, 3*time.Hour, func(st engine.SiteStatus) bool {
+		if st.Reason != "" {
+			t.Fatalf("a healthy site got reason %s at %s: %s", st.Reason, e.Now().Format("15:04:05"), st.Message)
+		}
+		return st.Phase == engine.PhaseInstalling
+	})
+}

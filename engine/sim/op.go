@@ -49,6 +49,8 @@ func (o *op) fire(t timer) {
 	case tkReconcile:
 	case tkAttention:
 		o.st.Stalled = true
+	case tkSettle:
+		o.st.Settled = true
 	case tkHostMonitor:
 		o.hostMonitor()
 	case tkClusterMonitor:

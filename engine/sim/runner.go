@@ -162,15 +162,20 @@ func (e *Engine) trackProgress(s *site, status *engine.SiteStatus) {
 	if key == s.st.ProgressKey {
 		return
 	}
-	wasStalled := s.st.Stalled
-	s.st.ProgressKey, s.st.ProgressAt, s.st.Stalled = key, e.now, false
+	waited := s.st.Stalled || s.st.Settled
+	s.st.ProgressKey, s.st.ProgressAt, s.st.Stalled, s.st.Settled = key, e.now, false, false
 	o := e.op(s)
 	o.cancel(tkAttention, "")
+	o.cancel(tkSettle, "")
 	if bound, ok := assisted.Stallable(status, e.opts.Bounds); ok {
 		o.schedule(tkAttention, "", e.now.Add(bound))
 		e.poke() // the runner may be idle: the new event is due later, but due
 	}
-	if wasStalled {
+	if bound, ok := assisted.Settleable(status, e.opts.Bounds); ok {
+		o.schedule(tkSettle, "", e.now.Add(bound))
+		e.poke()
+	}
+	if waited {
 		*status = buildStatus(s.st, e.opts.Approve)
 		return
 	}

@@ -27,6 +27,8 @@ type siteState struct {
 	ProgressKey string    `json:"progressKey,omitempty"`
 	ProgressAt  time.Time `json:"progressAt,omitzero"`
 	Stalled     bool      `json:"stalled,omitempty"`
+	// Settled is set when the settle timer found the progress unchanged.
+	Settled bool `json:"settled,omitempty"`
 	Cluster     *cluster  `json:"cluster,omitempty"`
 	// ClusterSync is the AgentClusterInstall's sync error while its
 	// backend cluster cannot be registered.
@@ -93,6 +95,7 @@ const (
 	tkNodeRemoval    timerKind = "node-removal"    // next node-removal step (target BMH)
 	tkAgentRestart   timerKind = "agent-restart"   // agent exits and registers again (target host)
 	tkAttention      timerKind = "attention"       // a stall bound passed with no progress
+	tkSettle         timerKind = "settle"          // the settle bound passed with no progress
 )
 
 // cluster is the assisted-service cluster behind the site's

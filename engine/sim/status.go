@@ -56,7 +56,7 @@ func buildStatus(st *siteState, mode ApproveMode) engine.SiteStatus {
 		t := st.ProgressAt
 		out.LastProgressAt = &t
 	}
-	out.Reason = assisted.Assess(&out, st.Stalled)
+	out.Reason = assisted.Assess(&out, assisted.Waited{Stalled: st.Stalled, Settled: st.Settled})
 	return out
 }
 
