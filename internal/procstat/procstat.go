@@ -1,10 +1,10 @@
 package procstat
 
 import (
-	"testing"
 	"runtime/metrics"
 	"sync/atomic"
 	"syscall"
+	"testing"
 	"time"
 )
 
