@@ -83,17 +83,15 @@ func (p *checkedPack) Close() error {
 // memory.
 func checkPack(r io.Reader) error {
 	sc := packfile.NewScanner(r)
-	if _, _, err := sc.Header(); err != nil {
+	_, objects, err := sc.Header()
+	if err != nil {
 		if errors.Is(err, packfile.ErrEmptyPackfile) {
 			return nil
 		}
 		return err
 	}
-	for {
+	for range objects {
 		oh, err := sc.NextObjectHeader()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
 		if err != nil {
 			// A pack that does not scan is left to go-git, whose error says
 			// more; an empty remainder is the end.
@@ -101,10 +99,10 @@ func checkPack(r io.Reader) error {
 		}
 		size := oh.Length
 		var head deltaHead
+		if _, _, err := sc.NextObject(&head); err != nil {
+			return nil
+		}
 		if oh.Type == plumbing.OFSDeltaObject || oh.Type == plumbing.REFDeltaObject {
-			if _, _, err := sc.NextObject(&head); err != nil {
-				return nil
-			}
 			size = head.target()
 		}
 		if size > MaxObjectSize {
@@ -112,10 +110,12 @@ func checkPack(r io.Reader) error {
 				ErrObjectTooLarge, size, MaxObjectSize)
 		}
 	}
+	return nil
 }
 
-// deltaHead keeps the first bytes of a delta, which hold the sizes of its
-// source and of the object it makes (two varints), and discards the rest.
+// deltaHead keeps the first bytes of an object, which for a delta hold the
+// sizes of its source and of the object it makes (two varints), and
+// discards the rest.
 type deltaHead struct {
 	b [20]byte
 	n int
