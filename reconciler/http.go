@@ -73,7 +73,7 @@ const (
 	maxRemembered = 10000
 )
 
-// DeliveryHeader carries a webhook delivery's id, as GitHub sends it
+// deliveryHeaders carry a webhook delivery's id, as GitHub sends it
 // (Gitea and GitLab send theirs under their own names, also accepted).
 var deliveryHeaders = []string{"X-GitHub-Delivery", "X-Gitea-Delivery", "X-Gitlab-Event-UUID"}
 
