@@ -16,7 +16,7 @@
 # custom:
 #   id: ztp.secrets.plain-text
 #   severity: deny
-#   remediation: Remove the secret from the site (and from the Git history), rotate it, and keep it in a Secret created outside Git and referenced by name (pullSecretRef, bmcCredentialsName); a BMC address carries no user:password@.
+#   remediation: Remove the secret from the site (and from the Git history), rotate it, and keep it in a Secret created outside Git and referenced by name (pullSecretRef, bmcCredentialsName); a BMC address carries no user:password@ (put the BMC's user and password in a Secret with keys username and password, in the cluster's namespace, and name it in the node's bmcCredentialsName).
 #   reference: clusterinstance.md §1.1 (pullSecretRef) and §1.2 (bmcCredentialsName, Secret keys username and password); siteconfig-v1.md §2.2 and §2.4 (Secrets referenced by name, never generated); assisted-engine.md §7.2 (BMH annotations copied to the Agent)
 package siteops.rules.plain_text_secrets
 
