@@ -9,6 +9,11 @@ import (
 	"github.com/siteops/siteops/internal/redact"
 )
 
+// notSecret are the keys of a Secret whose values are no credential: a
+// BMC Secret's username ("root", "admin") is an everyday word that
+// hiding would cut out of every document, and protects nothing.
+var notSecret = map[string]bool{"username": true, "user": true}
+
 // registerSecret hands the values of a Secret a kustomize build produced
 // (a Secret among the resources beside the sites, or a secretGenerator's)
 // to the redactor, so that no output, status file or log line can carry
@@ -44,10 +49,15 @@ func registerSecretNode(body *yamlv3.Node) {
 }
 
 func (s *secretData) register() {
-	for _, v := range s.StringData {
-		redact.Register(v)
+	for k, v := range s.StringData {
+		if !notSecret[k] {
+			redact.Register(v)
+		}
 	}
-	for _, v := range s.Data {
+	for k, v := range s.Data {
+		if notSecret[k] {
+			continue
+		}
 		redact.Register(v)
 		if plain, err := base64.StdEncoding.DecodeString(v); err == nil {
 			redact.Register(string(plain))

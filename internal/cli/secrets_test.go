@@ -164,7 +164,7 @@ func TestPlantedSecretsNeverLeak(t *testing.T) {
 	if !strings.Contains(history, "status/golf.yaml") {
 		t.Errorf("no status commit for golf: the scan looked at nothing")
 	}
-	if !strings.Contains(logs.String(), "http://***@127.0.0.1") {
+	if !strings.Contains(logs.String(), "http://REDACTED@127.0.0.1") {
 		t.Errorf("the log does not name the repository with its credentials hidden:\n%s", logs.String())
 	}
 }

@@ -8,8 +8,10 @@ import (
 	"sync"
 )
 
-// Mask replaces what is hidden.
-const Mask = "***"
+// Mask replaces what is hidden. It is a plain word, so that a document
+// whose value it replaces whole still parses as YAML or JSON ("***" would
+// read as a YAML alias).
+const Mask = "REDACTED"
 
 // minSecret is the shortest registered value that is hidden: hiding every
 // "a" or "1" of the output would make it unreadable and protect nothing.

@@ -10,22 +10,22 @@ import (
 
 func TestText(t *testing.T) {
 	tests := []struct{ name, in, want string }{
-		{"https user and password", "https://user:s3cret@example.com/fleet.git", "https://***@example.com/fleet.git"},
-		{"token as user", "https://t0ken@example.com/fleet.git", "https://***@example.com/fleet.git"},
+		{"https user and password", "https://user:s3cret@example.com/fleet.git", "https://REDACTED@example.com/fleet.git"},
+		{"token as user", "https://t0ken@example.com/fleet.git", "https://REDACTED@example.com/fleet.git"},
 		{"ssh user kept", "ssh://git@example.com/fleet.git", "ssh://git@example.com/fleet.git"},
-		{"ssh password hidden", "ssh://git:pw@example.com/fleet.git", "ssh://***@example.com/fleet.git"},
+		{"ssh password hidden", "ssh://git:pw@example.com/fleet.git", "ssh://REDACTED@example.com/fleet.git"},
 		{"scp-like kept", "git@example.com:org/fleet.git", "git@example.com:org/fleet.git"},
 		{"no userinfo", "git://127.0.0.1:9418/fleet.git", "git://127.0.0.1:9418/fleet.git"},
 		{"bmc address", "redfish-virtualmedia+https://admin:Hunter2@10.0.0.1/redfish/v1/Systems/1",
-			"redfish-virtualmedia+https://***@10.0.0.1/redfish/v1/Systems/1"},
-		{"password with @", "https://alice:s3cr@t@git.example.com/fleet.git", "https://***@git.example.com/fleet.git"},
-		{"unparsable escape", "https://alice:s3%zzcret@git.example.com/fleet.git", "https://***@git.example.com/fleet.git"},
-		{"in a sentence", `BMC address "idrac://root:calvin@h/x" of node n`, `BMC address "idrac://***@h/x" of node n`},
-		{"two URLs", "a://u:p@h b://v:q@i", "a://***@h b://***@i"},
+			"redfish-virtualmedia+https://REDACTED@10.0.0.1/redfish/v1/Systems/1"},
+		{"password with @", "https://alice:s3cr@t@git.example.com/fleet.git", "https://REDACTED@git.example.com/fleet.git"},
+		{"unparsable escape", "https://alice:s3%zzcret@git.example.com/fleet.git", "https://REDACTED@git.example.com/fleet.git"},
+		{"in a sentence", `BMC address "idrac://root:calvin@h/x" of node n`, `BMC address "idrac://REDACTED@h/x" of node n`},
+		{"two URLs", "a://u:p@h b://v:q@i", "a://REDACTED@h b://REDACTED@i"},
 		{"mail address kept", "owner: ops@example.com", "owner: ops@example.com"},
 		{"pem key", "k: -----BEGIN RSA PRIVATE KEY-----\nMIIEabc\n-----END RSA PRIVATE KEY-----\n",
-			"k: -----BEGIN RSA PRIVATE KEY----- *** -----END RSA PRIVATE KEY-----\n"},
-		{"pem key cut short", "-----BEGIN PRIVATE KEY-----\nMIIEabc", "-----BEGIN PRIVATE KEY----- *** -----END PRIVATE KEY-----"},
+			"k: -----BEGIN RSA PRIVATE KEY----- REDACTED -----END RSA PRIVATE KEY-----\n"},
+		{"pem key cut short", "-----BEGIN PRIVATE KEY-----\nMIIEabc", "-----BEGIN PRIVATE KEY----- REDACTED -----END PRIVATE KEY-----"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,8 +39,8 @@ func TestText(t *testing.T) {
 func TestRegister(t *testing.T) {
 	Register("RegisteredValue-91\n", "ab", "   ")
 	tests := []struct{ in, want string }{
-		{"token RegisteredValue-91 in a message", "token *** in a message"},
-		{"RegisteredValue-91\n", "***"},
+		{"token RegisteredValue-91 in a message", "token REDACTED in a message"},
+		{"RegisteredValue-91\n", "REDACTED"},
 		{"ab stays", "ab stays"}, // too short to hide
 	}
 	for _, tt := range tests {

@@ -426,7 +426,7 @@ func TestGitClearErrors(t *testing.T) {
 			name:    "wrong password in the URL",
 			o:       GitOptions{URL: userinfoURL},
 			is:      ErrAuthentication,
-			want:    []string{"authentication failed for http://***@127.0.0.1"},
+			want:    []string{"authentication failed for http://REDACTED@127.0.0.1"},
 			secrets: []string{"wrong-t0ken"},
 		},
 		{
