@@ -51,12 +51,15 @@ bench: build
 	$(GO) run ./hack/benchargocd -bin $(BIN) -sites 1000 -runs 3
 
 # fuzz runs each fuzz target for a short while: the site decoder
-# (SiteConfig and ClusterInstance), the manifest decoder, and rendering.
+# (SiteConfig and ClusterInstance), the manifest decoder, rendering, the
+# input document of the policies, and the status writer.
 FUZZTIME ?= 30s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeFile$$' -fuzztime $(FUZZTIME) ./sites/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeManifest$$' -fuzztime $(FUZZTIME) ./sites/
 	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $(FUZZTIME) ./render/
+	$(GO) test -run '^$$' -fuzz '^FuzzInputDocument$$' -fuzztime $(FUZZTIME) ./policy/
+	$(GO) test -run '^$$' -fuzz '^FuzzWriteStatus$$' -fuzztime $(FUZZTIME) ./reconciler/source/
 
 # run starts the loop on the example fleet bundled into the binary: it
 # installs the sites with the simulated engine and serves the dashboard on

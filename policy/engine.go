@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/open-policy-agent/opa/v1/topdown"
 	"maps"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -250,7 +251,9 @@ func (e *Engine) evaluate(ctx context.Context, pq *rego.PreparedEvalQuery, q *qu
 	}()
 	out, stopped, err = e.evaluateOnce(ctx, pq, q, input, s, false)
 	if errors.Is(err, errMemory) {
-		// Stopped with whatever ran beside it: run it again alone.
+		// Stopped with whatever ran beside it: run it again alone, from a
+		// heap rid of what the stopped evaluation left.
+		runtime.GC()
 		out, stopped, err = e.evaluateOnce(ctx, pq, q, input, s, true)
 	}
 	switch {
@@ -267,8 +270,7 @@ func (e *Engine) evaluate(ctx context.Context, pq *rego.PreparedEvalQuery, q *qu
 func (e *Engine) failure(s siteRef, err error) report.Finding {
 	msg := err.Error()
 	if errors.Is(err, errMemory) {
-		msg = fmt.Sprintf("the heap grew over the memory budget (%d MiB above its size when the policies were loaded) "+
-			"while this site was evaluated alone", e.o.memBudget>>20)
+		msg = fmt.Sprintf("the heap grew more than the memory budget (%d MiB) while this site was evaluated alone", e.o.memBudget>>20)
 	}
 	f := e.finding(RulePolicyError, s.name, s.at, s.path, fmt.Sprintf("evaluating the policies for site %s failed: %s", s.name, msg))
 	var te *topdown.Error

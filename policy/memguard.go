@@ -9,8 +9,9 @@ import (
 	"time"
 )
 
-// DefaultMemoryBudget is how much the heap may grow above what it held
-// when the policies were loaded while sites are evaluated. OPA has no
+// DefaultMemoryBudget is how much the heap may grow while sites are
+// evaluated, above what it held when the policies were loaded or, if more,
+// when the evaluations under way began. OPA has no
 // memory limit of its own: a policy that builds huge collections would
 // take the machine down with it.
 const DefaultMemoryBudget = 2 << 30
@@ -33,7 +34,10 @@ var errMemory = errors.New("memory budget exceeded")
 // was stopped is run again alone (solo) so that a site that merely ran
 // beside the culprit is not blamed.
 type memGuard struct {
-	limit uint64
+	// limit is the heap at Load plus the budget; a set of evaluations
+	// that starts with more data on the heap (a large fleet loaded since)
+	// gets the budget above what it started with.
+	limit, budget uint64
 
 	mu      sync.Mutex
 	flights map[uint64]context.CancelCauseFunc
@@ -47,7 +51,7 @@ type memGuard struct {
 
 func newMemGuard(budget uint64) *memGuard {
 	runtime.GC()
-	return &memGuard{limit: heapBytes() + budget, flights: map[uint64]context.CancelCauseFunc{}}
+	return &memGuard{limit: heapBytes() + budget, budget: budget, flights: map[uint64]context.CancelCauseFunc{}}
 }
 
 // track registers an evaluation's cancel function until untrack is called.
@@ -55,7 +59,7 @@ func (g *memGuard) track(cancel context.CancelCauseFunc) (untrack func()) {
 	g.mu.Lock()
 	if len(g.flights) == 0 {
 		g.stop = make(chan struct{})
-		go g.watch(g.stop)
+		go g.watch(g.stop, max(g.limit, heapBytes()+g.budget))
 	}
 	id := g.next
 	g.next++
@@ -72,8 +76,8 @@ func (g *memGuard) track(cancel context.CancelCauseFunc) (untrack func()) {
 }
 
 // watch samples the heap until stop is closed, and cancels every
-// evaluation in flight when the live heap is over the limit.
-func (g *memGuard) watch(stop <-chan struct{}) {
+// evaluation in flight when the live heap is over limit.
+func (g *memGuard) watch(stop <-chan struct{}, limit uint64) {
 	t := time.NewTicker(memSample)
 	defer t.Stop()
 	var lastGC time.Time
@@ -83,13 +87,13 @@ func (g *memGuard) watch(stop <-chan struct{}) {
 			return
 		case <-t.C:
 		}
-		if heapBytes() <= g.limit || time.Since(lastGC) < memGCEvery {
+		if heapBytes() <= limit || time.Since(lastGC) < memGCEvery {
 			continue
 		}
 		// Over the limit counting garbage: collect to see what is live.
 		runtime.GC()
 		lastGC = time.Now()
-		if heapBytes() <= g.limit {
+		if heapBytes() <= limit {
 			continue
 		}
 		g.mu.Lock()

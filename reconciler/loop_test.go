@@ -6,6 +6,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -601,8 +602,7 @@ func TestManualApprovalThroughTheAPI(t *testing.T) {
 		WithUntilInstalled(true), WithWebhookSecret(secret))
 	web := httptest.NewServer(l.Handler())
 	defer web.Close()
-	approve := func(site, host string, key []byte) int {
-		body := []byte(`{"host":"` + host + `"}`)
+	post := func(site string, body, key []byte) int {
 		mac := hmac.New(sha256.New, key)
 		mac.Write(body)
 		req, _ := http.NewRequest(http.MethodPost, web.URL+"/api/sites/"+site+"/approve", bytes.NewReader(body))
@@ -614,6 +614,11 @@ func TestManualApprovalThroughTheAPI(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
+	approveBody := func(site, host string, at time.Time) []byte {
+		body, _ := json.Marshal(ApproveRequest{Site: site, Host: host, Time: at.UTC().Format(time.RFC3339)})
+		return body
+	}
+	approve := func(site, host string, key []byte) int { return post(site, approveBody(site, host, time.Now()), key) }
 
 	// Every host registers and waits for a person.
 	hosts := map[string][]string{}
@@ -645,11 +650,27 @@ func TestManualApprovalThroughTheAPI(t *testing.T) {
 	if code := approve("marlow-sno-01", "nosuch-host", secret); code != http.StatusConflict {
 		t.Errorf("approval of an unknown host: %d, want 409", code)
 	}
+	// What the signature covers: the site, and a time near the server's.
+	h0 := hosts["marlow-sno-01"][0]
+	if code := post("marlow-sno-01", approveBody("kestrel-3n-01", h0, time.Now()), secret); code != http.StatusBadRequest {
+		t.Errorf("a body signed for another site: %d, want 400", code)
+	}
+	if code := post("marlow-sno-01", approveBody("marlow-sno-01", h0, time.Now().Add(-time.Hour)), secret); code != http.StatusBadRequest {
+		t.Errorf("an approval an hour old: %d, want 400", code)
+	}
 	select {
 	case err := <-done:
 		t.Fatalf("Run returned %v before any approval", err)
 	default:
 	}
+	first := approveBody("marlow-sno-01", h0, time.Now())
+	if code := post("marlow-sno-01", first, secret); code != http.StatusAccepted {
+		t.Errorf("approve marlow-sno-01 %s: %d", h0, code)
+	}
+	if code := post("marlow-sno-01", first, secret); code != http.StatusConflict {
+		t.Errorf("the same approval replayed: %d, want 409", code)
+	}
+	hosts["marlow-sno-01"] = hosts["marlow-sno-01"][1:]
 	for site, names := range hosts {
 		for _, h := range names {
 			if code := approve(site, h, secret); code != http.StatusAccepted {

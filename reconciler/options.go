@@ -27,6 +27,7 @@ type options struct {
 	stateDir       string
 	untilInstalled bool
 	webhookSecret  []byte
+	allowedHosts   []string
 	sourceName     string
 	maxKept        int
 	clock          clock.WithTicker
@@ -113,6 +114,15 @@ func WithUntilInstalled(until bool) Option { return func(o *options) { o.untilIn
 // WithWebhookSecret enables POST /hooks/git: a request signed with secret
 // (X-Hub-Signature-256, as GitHub sends) makes the source fetch now.
 func WithWebhookSecret(secret []byte) Option { return func(o *options) { o.webhookSecret = secret } }
+
+// WithAllowedHosts adds host names the HTTP surface answers to besides IP
+// addresses and localhost (the name of a reverse proxy in front of it). A
+// request naming another host is refused: a web page whose name an
+// attacker re-points at 127.0.0.1 (DNS rebinding) must not reach the
+// dashboard or its API.
+func WithAllowedHosts(hosts ...string) Option {
+	return func(o *options) { o.allowedHosts = append(o.allowedHosts, hosts...) }
+}
 
 // WithSourceName is how the dashboard names the source (a URL and branch,
 // or a directory). It must hold no credentials.

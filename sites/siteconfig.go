@@ -60,6 +60,8 @@ func decodeFile(file string, data []byte, o decodeOptions) ([]*Site, Problems) {
 		var p Problems
 		for _, body := range items {
 			switch {
+			case isSecret(body):
+				registerSecretNode(body)
 			case isClusterInstance(body):
 				ss, pp := decodeClusterInstance(file, body, budget, o)
 				s, p = append(s, ss...), append(p, pp...)

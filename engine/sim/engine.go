@@ -38,6 +38,8 @@ type Engine struct {
 	steps  uint64
 	closed bool
 
+	// savedClock is the virtual time last saved with the state.
+	savedClock time.Time
 	// anchorWall and anchorVirt map real to virtual time at finite speed.
 	anchorWall time.Time
 	anchorVirt time.Time
@@ -101,6 +103,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		}
 		if !clock.IsZero() {
 			e.now = clock.UTC()
+			e.savedClock = e.now
 		}
 		if err := e.resume(states); err != nil {
 			st.close()

@@ -16,6 +16,10 @@ import (
 // maxCommitInterval bounds how long changes wait for a commit at SpeedMax.
 const maxCommitInterval = 250 * time.Millisecond
 
+// clockSaveEvery is how often, in real time, the virtual clock is saved
+// while timers are pending: what a restart can lose of a stage under way.
+const clockSaveEvery = time.Second
+
 // run is the engine's clock: it runs due events, commits, publishes, and
 // sleeps until the next event is due (or something is applied).
 func (e *Engine) run(ctx context.Context) {
@@ -46,7 +50,9 @@ func (e *Engine) run(ctx context.Context) {
 			e.mu.Unlock()
 			if ok {
 				wall := e.anchorWall.Add(time.Duration(float64(next.Sub(e.anchorVirt)) / e.opts.Speed))
-				t = time.NewTimer(max0(time.Until(wall)))
+				// Wake at least every clockSaveEvery to save the clock: a
+				// restart then resumes a stage under way where it was.
+				t = time.NewTimer(min(max0(time.Until(wall)), clockSaveEvery))
 				timerC = t.C
 			}
 		}
@@ -140,13 +146,18 @@ func (e *Engine) commit() error {
 	clock := e.now
 	e.mu.Unlock()
 
-	if len(writes) == 0 {
+	// With nothing else to write, the clock alone is saved once it moved:
+	// the time spent in a stage under way would otherwise be lost at a
+	// restart, and a process restarted more often than a stage lasts would
+	// never finish an installation.
+	if len(writes) == 0 && (e.store == nil || !clock.After(e.savedClock)) {
 		return nil
 	}
 	if e.store != nil {
 		if err := e.store.write(writes, clock); err != nil {
 			return err
 		}
+		e.savedClock = clock
 	}
 	e.publish(statuses, gone)
 	return nil

@@ -28,8 +28,8 @@ type siteState struct {
 	ProgressAt  time.Time `json:"progressAt,omitzero"`
 	Stalled     bool      `json:"stalled,omitempty"`
 	// Settled is set when the settle timer found the progress unchanged.
-	Settled bool `json:"settled,omitempty"`
-	Cluster     *cluster  `json:"cluster,omitempty"`
+	Settled bool     `json:"settled,omitempty"`
+	Cluster *cluster `json:"cluster,omitempty"`
 	// ClusterSync is the AgentClusterInstall's sync error while its
 	// backend cluster cannot be registered.
 	ClusterSync *assisted.SyncError `json:"clusterSync,omitempty"`

@@ -41,6 +41,7 @@ type runFlags struct {
 	listen                     string
 	untilInstalled             bool
 	timeout                    time.Duration
+	allowedHosts               []string
 	manifestsDir               string
 	logFormat, logLevel        string
 	webhookSecretFile          string
@@ -117,6 +118,7 @@ source could not be read; 2 usage error.`,
 	fl.StringVar(&f.listen, "listen", "127.0.0.1:8080", "address of the dashboard, /metrics, /healthz, /readyz and /hooks/git (empty: none)")
 	fl.BoolVar(&f.untilInstalled, "until-installed", false, "exit 0 once every site is Installed, 1 as soon as one fails")
 	fl.DurationVar(&f.timeout, "timeout", 0, "give up after this long (exit 1); 0: never")
+	fl.StringArrayVar(&f.allowedHosts, "allowed-host", nil, "a host name the dashboard and API answer to besides IP addresses and localhost, such as a reverse proxy's (repeatable)")
 	fl.StringVar(&f.manifestsDir, "extra-manifests-dir", "", "default extra-manifest directory, as for render")
 	fl.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fl.StringVar(&f.logLevel, "log-level", "info", "least severe level logged: debug, info, warn or error")
@@ -257,6 +259,7 @@ func runRun(ctx context.Context, f *runFlags, stderr io.Writer) error {
 		reconciler.WithUntilInstalled(f.untilInstalled),
 		reconciler.WithWebhookSecret(webhookSecret),
 		reconciler.WithSourceName(name),
+		reconciler.WithAllowedHosts(f.allowedHosts...),
 	)
 	if f.listen != "" {
 		stop, err := serve(f.listen, loop.Handler(), log)
@@ -336,7 +339,11 @@ func serve(addr string, h http.Handler, log *slog.Logger) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("--listen %s: %w", addr, err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	// Every connection is bounded: a client that sends its headers or
+	// body slowly, or keeps an idle connection, is cut off (and each
+	// handler bounds the body it reads).
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 	go srv.Serve(ln)
 	log.Info("serving the dashboard", "url", "http://"+ln.Addr().String()+"/")
 	return func() {

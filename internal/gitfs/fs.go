@@ -120,6 +120,12 @@ func (r *Repo) blobSize(h plumbing.Hash) (int64, error) {
 // readBlob reads a blob of at most max bytes; tooBig reports the size
 // when it is over. Called with r.mu held.
 func (r *Repo) readBlob(h plumbing.Hash, max int64) (data []byte, size int64, err error) {
+	// The size comes from the object's header, before the object is
+	// opened: go-git inflates a packed object whole when it is opened, so
+	// a 3 GiB blob of zeros, 14 MB in the pack, would take 3 GiB here.
+	if size, err := r.blobSize(h); err == nil && size > max {
+		return nil, size, errTooLarge
+	}
 	b, err := r.r.BlobObject(h)
 	if err != nil {
 		return nil, 0, err

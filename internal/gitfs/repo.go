@@ -78,13 +78,22 @@ func Open(dir string, opts ...Option) (*Repo, error) {
 	// Open again on the same files, keeping the pack files open: go-git
 	// otherwise opens a pack file for every object it reads.
 	if st, ok := r.Storer.(*filesystem.Storage); ok {
-		keep := filesystem.NewStorageWithOptions(st.Filesystem(), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+		keep := filesystem.NewStorageWithOptions(st.Filesystem(), cache.NewObjectLRUDefault(), StorageOptions)
 		if kr, err := git.Open(keep, nil); err == nil {
 			repo.r, repo.closer = kr, keep
 		}
 	}
 	return repo, nil
 }
+
+// StorageOptions are the options of every object store siteops opens:
+// pack files kept open (go-git otherwise opens a pack file for every object
+// it reads), and objects over LargeObjectThreshold read from the pack as
+// a stream instead of inflated whole into memory and the object cache.
+var StorageOptions = filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: LargeObjectThreshold}
+
+// LargeObjectThreshold is the size from which an object is streamed.
+const LargeObjectThreshold = 1 << 20
 
 // Close releases the files the repository keeps open. A Repo made with
 // New leaves that to its caller.

@@ -16,7 +16,7 @@
 # custom:
 #   id: ztp.secrets.plain-text
 #   severity: deny
-#   remediation: Remove the secret from the site (and from the Git history), rotate it, and keep it in a Secret created outside Git and referenced by name (pullSecretRef, bmcCredentialsName); a BMC address carries no user:password@.
+#   remediation: Remove the secret from the site (and from the Git history), rotate it, and keep it in a Secret created outside Git and referenced by name (pullSecretRef, bmcCredentialsName); a BMC address carries no user:password@ (put the BMC's user and password in a Secret with keys username and password, in the cluster's namespace, and name it in the node's bmcCredentialsName).
 #   reference: stolostron/siteconfig api/v1alpha1/clusterinstance_types.go (pullSecretRef, bmcCredentialsName; Secret keys username and password); openshift-kni/cnf-features-deploy ztp/siteconfig-generator/siteConfig/siteConfig.go (Secrets referenced by name, never generated); openshift/assisted-service internal/controller/controllers/bmh_agent_controller.go (BMH annotations copied to the Agent)
 package siteops.rules.plain_text_secrets
 

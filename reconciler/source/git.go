@@ -214,11 +214,12 @@ func (g *Git) open() error {
 	if err := writeFileAtomic(filepath.Join(g.dir, "SOURCE"), []byte(about)); err != nil {
 		return err
 	}
-	g.storage = filesystem.NewStorageWithOptions(osfs.New(repoDir), cache.NewObjectLRUDefault(),
-		filesystem.Options{KeepDescriptors: true})
-	r, err := git.Open(g.storage, nil)
+	g.storage = filesystem.NewStorageWithOptions(osfs.New(repoDir), cache.NewObjectLRUDefault(), gitfs.StorageOptions)
+	// Fetched packs are checked for objects too large to index.
+	limited := gitfs.NewLimitedStorage(g.storage, g.dir)
+	r, err := git.Open(limited, nil)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
-		r, err = git.Init(g.storage, nil)
+		r, err = git.Init(limited, nil)
 	}
 	if err != nil {
 		return fmt.Errorf("open the clone in %s: %w", repoDir, err)
