@@ -137,7 +137,7 @@ func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr i
 	if err != nil {
 		return usageError("%v", err)
 	}
-	loadOpts := []sites.Option{sites.WithStrict(f.strict), sites.WithAllowRemoteBases(f.allowRemote)}
+	loadOpts := []sites.Option{sites.WithStrict(f.strict), sites.WithAllowRemoteBases(f.allowRemote), sites.WithUnlistedSiteWarnings(true)}
 	var base *checkBase
 	if f.base != "" {
 		if base, err = loadBase(cmd.Context(), engine, f, paths, loadOpts, opts, engine.Reads, stderr); err != nil {

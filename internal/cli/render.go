@@ -216,7 +216,7 @@ func streamRendered(ctx context.Context, in *fleetInput, r *render.Renderer, enc
 
 // loadOptions are the sites options the render flags set.
 func (f *renderFlags) loadOptions(extra ...sites.Option) []sites.Option {
-	return append([]sites.Option{sites.WithStrict(f.strict), sites.WithMaxFileSize(f.maxFileSize),
+	return append([]sites.Option{sites.WithStrict(f.strict), sites.WithMaxFileSize(f.maxFileSize), sites.WithUnlistedSiteWarnings(true),
 		sites.WithAllowRemoteBases(f.allowRemote)}, extra...)
 }
 
