@@ -227,7 +227,8 @@ func decodeSiteConfig(file string, body *yaml.Node, budget *int, o decodeOptions
 	return out, problems
 }
 
-// strictify turns warnings into errors under --strict.
+// strictify turns warnings into errors under --strict. What a warning
+// says is ignored is, as an error, not allowed.
 func (ps Problems) strictify(strict bool) {
 	if !strict {
 		return
@@ -235,7 +236,7 @@ func (ps Problems) strictify(strict bool) {
 	for i := range ps {
 		if ps[i].Severity == SeverityWarning {
 			ps[i].Severity = SeverityError
-			ps[i].Message += " (--strict)"
+			ps[i].Message = strings.Replace(ps[i].Message, " is ignored", " is not allowed", 1) + " (--strict)"
 		}
 	}
 }
