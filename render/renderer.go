@@ -63,6 +63,13 @@ func (r *Renderer) Render(s *sites.Site) (*Bundle, sites.Problems) {
 		return nil, append(sr.problems, p)
 	}
 	Sort(objs)
+	for _, d := range deprecations {
+		if field := d.field(s.Cluster); field != "" {
+			p := s.Problem(s.FieldPath(field), "deprecated: %s", d.message)
+			p.Severity = sites.SeverityWarning
+			sr.problems = append(sr.problems, p)
+		}
+	}
 	return &Bundle{Site: s.Name, Objects: objs}, sr.problems
 }
 

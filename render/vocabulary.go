@@ -2,6 +2,7 @@ package render
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/siteops/siteops/sites"
 )
@@ -110,17 +111,30 @@ const siteConfigMapNamePrefix = "ztp-site-"
 // of a kind when a cluster uses a deprecated field. It is written after
 // crTemplates and crAnnotations, so an override keeps it and cannot replace
 // it (siteconfig-v1.md §3.1).
+// Render also reports each deprecated field used as a warning on the
+// field, with the same message.
 type deprecation struct {
 	kind, annotation, message string
-	used                      func(c *sites.Clusters) bool
+	// field is the path, in the cluster, of the first use of the
+	// deprecated field; "" when the cluster does not use it.
+	field func(c *sites.Clusters) string
 }
 
+// used reports whether the cluster uses the deprecated field.
+func (d deprecation) used(c *sites.Clusters) bool { return d.field(c) != "" }
+
 var deprecations = []deprecation{
-	{KindAgentClusterInstall, AnnotationDeprecatedCpuset, DeprecatedCpusetMessage, func(c *sites.Clusters) bool {
-		return slices.ContainsFunc(c.Nodes, func(n sites.Nodes) bool { return n.Cpuset != "" })
+	{KindAgentClusterInstall, AnnotationDeprecatedCpuset, DeprecatedCpusetMessage, func(c *sites.Clusters) string {
+		if i := slices.IndexFunc(c.Nodes, func(n sites.Nodes) bool { return n.Cpuset != "" }); i >= 0 {
+			return "nodes[" + strconv.Itoa(i) + "].cpuset"
+		}
+		return ""
 	}},
-	{KindConfigMap, AnnotationDeprecatedExtraManifestPath, DeprecatedExtraManifestPathMessage, func(c *sites.Clusters) bool {
-		return c.ExtraManifestPath != ""
+	{KindConfigMap, AnnotationDeprecatedExtraManifestPath, DeprecatedExtraManifestPathMessage, func(c *sites.Clusters) string {
+		if c.ExtraManifestPath != "" {
+			return "extraManifestPath"
+		}
+		return ""
 	}},
 }
 
