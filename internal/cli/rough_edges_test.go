@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -44,5 +46,53 @@ func TestDeprecatedFieldsAndMisplacedClusterInstances(t *testing.T) {
 	if _, stderr, code := run(t, "render", "--root", dir, dir+"/ci"); code != ExitFailure ||
 		!strings.Contains(stderr, `ClusterInstance "fenwick" is a resource, not a generator plugin: list it under resources:`) {
 		t.Errorf("ClusterInstance under generators: exit %d\n%s", code, stderr)
+	}
+}
+
+func TestVersionFlagSuggestionAndOutDirMessage(t *testing.T) {
+	if stdout, _, code := run(t, "--version"); code != ExitOK || !strings.HasPrefix(stdout, "siteops version ") || !strings.Contains(stdout, "go1.") {
+		t.Errorf("--version: exit %d, %q", code, stdout)
+	}
+	_, stderr, code := run(t, "render", "--rot", "x")
+	if code != ExitUsage || !strings.Contains(stderr, "unknown flag: --rot; did you mean --root?") || !strings.Contains(stderr, "Run 'siteops render --help'") {
+		t.Errorf("unknown flag: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, _ := run(t, "check", "--zzzzzz"); strings.Contains(stderr, "did you mean") {
+		t.Errorf("a far-off flag gets a suggestion:\n%s", stderr)
+	}
+	dir := writeTree(t, map[string]string{"a.yaml": site("alpha"), "b.yaml": site("bravo")})
+	out := filepath.Join(t.TempDir(), "out")
+	_, stderr, code = run(t, "render", "--root", dir, dir, "--out-dir", out)
+	if code != ExitOK || !strings.Contains(stderr, "siteops: wrote 2 files to "+out+": alpha.yaml, bravo.yaml") {
+		t.Errorf("--out-dir: exit %d\n%s", code, stderr)
+	}
+}
+
+// A relative --status-dir is relative to the working directory, as every
+// other path flag is, not to --dir.
+func TestRunStatusDirIsRelativeToTheWorkingDirectory(t *testing.T) {
+	work := t.TempDir()
+	fleet := filepath.Join(work, "fleet")
+	if err := os.MkdirAll(fleet, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("../../examples/sim/cedar-sno.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fleet, "cedar-sno.yaml"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(work)
+	_, stderr, code := run(t, "run", "--dir", "fleet", "--status-dir", "out/status", "--speed", "max", "--until-installed",
+		"--state-dir", t.TempDir(), "--listen", "", "--timeout", "2m", "--log-level", "warn")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(work, "out", "status", "cedar-sno-01.yaml")); err != nil {
+		t.Errorf("the status is not under the working directory's out/status: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(fleet, "out")); err == nil {
+		t.Error("the status went under --dir")
 	}
 }

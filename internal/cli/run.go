@@ -84,7 +84,7 @@ source could not be read; 2 usage error.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.dir, "dir", "", "reconcile this local directory, watched for changes")
-	fl.StringVar(&f.statusDir, "status-dir", "", "with --dir: where the status files go (default DIR/status)")
+	fl.StringVar(&f.statusDir, "status-dir", "", "with --dir: where the status files go, relative to the working directory (default DIR/status)")
 	fl.StringVar(&f.repo, "repo", "", "reconcile this Git repository (https://, ssh://, git://, file://)")
 	fl.StringVar(&f.branch, "branch", source.DefaultBranch, "with --repo: the branch to reconcile")
 	fl.StringVar(&f.statusBranch, "status-branch", "", "with --repo: commit the status to this branch instead of --branch")
@@ -284,7 +284,18 @@ func defaultManifests(f *runFlags) (*sites.ManifestDir, error) {
 // name the dashboard shows (no credentials).
 func openSource(ctx context.Context, f *runFlags, reg prometheus.Registerer, log *slog.Logger) (source.Source, string, error) {
 	if f.dir != "" {
-		src, err := source.NewDir(ctx, source.DirOptions{Dir: f.dir, StatusDir: f.statusDir, Logger: log})
+		// Like every path flag, a relative --status-dir is relative to
+		// the working directory (the source would take it relative to
+		// --dir).
+		statusDir := f.statusDir
+		if statusDir != "" {
+			abs, err := filepath.Abs(statusDir)
+			if err != nil {
+				return nil, "", usageError("--status-dir %s: %v", statusDir, err)
+			}
+			statusDir = abs
+		}
+		src, err := source.NewDir(ctx, source.DirOptions{Dir: f.dir, StatusDir: statusDir, Logger: log})
 		if err != nil {
 			return nil, "", err
 		}
