@@ -96,3 +96,27 @@ func TestRunStatusDirIsRelativeToTheWorkingDirectory(t *testing.T) {
 		t.Error("the status went under --dir")
 	}
 }
+
+// A state directory keeps one source's state: another source is refused
+// rather than handed the first one's installed sites.
+func TestRunRefusesAnotherSourcesStateDir(t *testing.T) {
+	data, err := os.ReadFile("../../examples/sim/cedar-sno.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := writeTree(t, map[string]string{"cedar-sno.yaml": string(data)})
+	b := writeTree(t, map[string]string{"cedar-sno.yaml": string(data)})
+	state := t.TempDir()
+	args := []string{"run", "--speed", "max", "--until-installed", "--state-dir", state, "--listen", "", "--timeout", "2m", "--log-level", "warn"}
+	if _, stderr, code := run(t, append(args, "--dir", a)...); code != ExitOK {
+		t.Fatalf("first run: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := run(t, append(args, "--dir", a)...); code != ExitOK {
+		t.Fatalf("the same source again: exit %d\n%s", code, stderr)
+	}
+	_, stderr, code := run(t, append(args, "--dir", b)...)
+	if code != ExitUsage || !strings.Contains(stderr, "--state-dir "+state+" keeps the state of dir "+a+", not of dir "+b) ||
+		!strings.Contains(stderr, "Give this source a --state-dir of its own") {
+		t.Errorf("another source: exit %d\n%s", code, stderr)
+	}
+}

@@ -193,6 +193,9 @@ func runRun(ctx context.Context, f *runFlags, stderr io.Writer) error {
 		return err
 	}
 	defer lock.Unlock()
+	if err := claimStateDir(f.stateDir, f); err != nil {
+		return err
+	}
 
 	var renderOpts []render.Option
 	manifests, err := defaultManifests(f)
