@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/siteops/siteops/internal/gittest"
 )
 
 // render and check warn of a site file that the kustomization beside it
@@ -118,5 +120,34 @@ func TestRunRefusesAnotherSourcesStateDir(t *testing.T) {
 	if code != ExitUsage || !strings.Contains(stderr, "--state-dir "+state+" keeps the state of dir "+a+", not of dir "+b) ||
 		!strings.Contains(stderr, "Give this source a --state-dir of its own") {
 		t.Errorf("another source: exit %d\n%s", code, stderr)
+	}
+}
+
+// A status push that a non-bare remote refuses says what to do, is not
+// tried again, and --until-installed then says the installation finished
+// and the push did not.
+func TestRunStatusPushToACheckedOutBranch(t *testing.T) {
+	data, err := os.ReadFile("../../examples/sim/cedar-sno.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := writeTree(t, map[string]string{"cedar-sno.yaml": string(data)})
+	gittest.Git(t, repo, "init", "-q", "-b", "main")
+	gittest.Git(t, repo, "add", "-A")
+	gittest.Git(t, repo, "commit", "-q", "-m", "fleet")
+	_, stderr, code := run(t, "run", "--repo", "file://"+repo, "--speed", "max", "--until-installed", "--state-dir", t.TempDir(),
+		"--listen", "", "--timeout", "4s", "--log-level", "warn")
+	if code != ExitFailure {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"the remote refuses pushes to main, the branch checked out in its work tree",
+		"reconcile a bare repository (git clone --bare), or give --status-branch",
+		"siteops: every site is installed, but --timeout 4s passed before their status was committed: the status push failed"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "trying again") {
+		t.Errorf("a refused push is tried again:\n%s", stderr)
 	}
 }

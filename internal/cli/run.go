@@ -24,6 +24,7 @@ import (
 	"github.com/siteops/siteops/policy"
 	"github.com/siteops/siteops/reconciler"
 	"github.com/siteops/siteops/reconciler/source"
+	"github.com/siteops/siteops/reconciler/status"
 	"github.com/siteops/siteops/render"
 	"github.com/siteops/siteops/sites"
 )
@@ -258,12 +259,27 @@ func runRun(ctx context.Context, f *runFlags, stderr io.Writer) error {
 	case errors.Is(err, reconciler.ErrSitesFailed):
 		return &exitError{code: ExitFailure, err: err}
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		if allInstalled(loop.Documents()) {
+			return &exitError{code: ExitFailure, err: fmt.Errorf("every site is installed, but --timeout %s passed before their status was committed: the status push failed (see the log)", f.timeout)}
+		}
 		return &exitError{code: ExitFailure, err: fmt.Errorf("--timeout %s passed before every site was installed", f.timeout)}
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		log.Info("stopped")
 		return nil
 	}
 	return &exitError{code: ExitFailure, err: err}
+}
+
+// allInstalled reports whether the loop holds documents and every one
+// says Installed: what --until-installed waits for, so that a run that
+// times out then waited on its status push, not on the installation.
+func allInstalled(docs []status.Document) bool {
+	for _, d := range docs {
+		if d.Phase != engine.PhaseInstalled {
+			return false
+		}
+	}
+	return len(docs) > 0
 }
 
 // defaultManifests reads --extra-manifests-dir, or for the embedded
