@@ -111,7 +111,7 @@ const siteConfigMapNamePrefix = "ztp-site-"
 // of a kind when a cluster uses a deprecated field. It is written after
 // crTemplates and crAnnotations, so an override keeps it and cannot replace
 // it (siteconfig-v1.md §3.1).
-// Render also reports each deprecated field used as a warning on the
+// DeprecatedFields reports each deprecated field used as a warning on the
 // field, with the same message.
 type deprecation struct {
 	kind, annotation, message string

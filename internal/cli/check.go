@@ -213,6 +213,7 @@ func streamCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths [
 				done <- checked{problems: problems}
 				return
 			}
+			problems = append(problems, render.DeprecatedFields(s)...)
 			done <- checked{run.Evaluate(s, b), problems}
 		}
 		return <-done

@@ -144,6 +144,7 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 	failed, err := streamRendered(cmd.Context(), in, r, enc, opts, stderr, func(ps sites.Problems) { report(stderr, ps) },
 		func(s *sites.Site, encoded []byte) error {
 			found = true
+			report(stderr, render.DeprecatedFields(s))
 			if f.outDir == "" {
 				return out.Write(encoded)
 			}
