@@ -419,6 +419,7 @@ func (v *validator) checkCluster(cp string, c *Clusters, sc *SiteConfig, format 
 		}
 	}
 	v.checkCrTemplates(cp+".crTemplates", c.CrTemplates, crTemplateClusterKinds)
+	v.checkSiteConfigNetworks(cp, c)
 	for i := range c.Nodes {
 		v.checkNode(fmt.Sprintf("%s.nodes[%d]", cp, i), &c.Nodes[i], c)
 	}
