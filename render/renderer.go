@@ -66,6 +66,25 @@ func (r *Renderer) Render(s *sites.Site) (*Bundle, sites.Problems) {
 	return &Bundle{Site: s.Name, Objects: objs}, sr.problems
 }
 
+// DeprecatedFields are warnings on the deprecated fields the site uses,
+// with the message of the annotation the generator writes for each.
+// Render leaves them out of its problems (the annotations say it);
+// commands that report to a person add them.
+func DeprecatedFields(s *sites.Site) sites.Problems {
+	if s.Cluster == nil {
+		return nil
+	}
+	var ps sites.Problems
+	for _, d := range deprecations {
+		if field := d.field(s.Cluster); field != "" {
+			p := s.Problem(s.FieldPath(field), "deprecated: %s", d.message)
+			p.Severity = sites.SeverityWarning
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
 // siteRender is the state of rendering one site.
 type siteRender struct {
 	r       *Renderer

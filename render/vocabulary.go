@@ -2,6 +2,7 @@ package render
 
 import (
 	"slices"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -117,15 +118,26 @@ const siteConfigMapNamePrefix = "ztp-site-"
 // (getDeprecationWarnings in the generator's siteConfigHelper.go).
 type deprecation struct {
 	kind, annotation, message string
-	used                      func(c *sites.Clusters) bool
+	// field is the path, in the cluster, of the first use of the
+	// deprecated field; "" when the cluster does not use it.
+	field func(c *sites.Clusters) string
 }
 
+// used reports whether the cluster uses the deprecated field.
+func (d deprecation) used(c *sites.Clusters) bool { return d.field(c) != "" }
+
 var deprecations = []deprecation{
-	{KindAgentClusterInstall, AnnotationDeprecatedCpuset, DeprecatedCpusetMessage, func(c *sites.Clusters) bool {
-		return slices.ContainsFunc(c.Nodes, func(n sites.Nodes) bool { return n.Cpuset != "" })
+	{KindAgentClusterInstall, AnnotationDeprecatedCpuset, DeprecatedCpusetMessage, func(c *sites.Clusters) string {
+		if i := slices.IndexFunc(c.Nodes, func(n sites.Nodes) bool { return n.Cpuset != "" }); i >= 0 {
+			return "nodes[" + strconv.Itoa(i) + "].cpuset"
+		}
+		return ""
 	}},
-	{KindConfigMap, AnnotationDeprecatedExtraManifestPath, DeprecatedExtraManifestPathMessage, func(c *sites.Clusters) bool {
-		return c.ExtraManifestPath != ""
+	{KindConfigMap, AnnotationDeprecatedExtraManifestPath, DeprecatedExtraManifestPathMessage, func(c *sites.Clusters) string {
+		if c.ExtraManifestPath != "" {
+			return "extraManifestPath"
+		}
+		return ""
 	}},
 }
 

@@ -210,6 +210,7 @@ func (v *validator) checkClusterInstance(ci *ClusterInstance) {
 		v.checkCINode(fmt.Sprintf("spec.nodes[%d]", i), &s.Nodes[i])
 	}
 	v.checkNodeCounts(s)
+	v.checkClusterInstanceNetworks(s)
 }
 
 // checkPrune requires apiVersion and kind in pruneManifests entries.

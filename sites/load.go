@@ -35,6 +35,7 @@ type options struct {
 	workers     int
 	allowRemote bool
 	documents   []Document
+	unlisted    bool
 }
 
 // WithStrict makes unknown fields errors instead of warnings.
@@ -72,6 +73,12 @@ type Document struct {
 	// Line: its sites are decoded from Name, with Name's positions.
 	Exact bool
 }
+
+// WithUnlistedSiteWarnings warns of the site files beside a
+// kustomization that it does not list (see unlistedSites). Off by
+// default: it reads the kustomization's whole folder, which a caller that
+// tracks what each site depends on would count as a dependency.
+func WithUnlistedSiteWarnings(on bool) Option { return func(o *options) { o.unlisted = on } }
 
 // WithWorkers sets how many files are decoded at once (default GOMAXPROCS).
 func WithWorkers(n int) Option { return func(o *options) { o.workers = n } }
@@ -344,12 +351,20 @@ func (l *loader) collectKustomization(dir string) bool {
 	for _, w := range res.Warnings {
 		l.problems = append(l.problems, Problem{Pos: Position{File: w.File, Line: w.Line}, Severity: SeverityWarning, Message: w.Message})
 	}
+	listed := map[string]bool{}
 	for _, g := range res.SiteConfigGenerators {
 		// kustomize runs the generator in the kustomization's directory.
 		l.addFile(g.File, path.Dir(g.Kustomization))
 		l.files[len(l.files)-1].named = l.files[len(l.files)-1].path == g.File
+		listed[g.File] = true
+	}
+	for _, d := range res.Documents {
+		listed[d.Origin.File] = true
 	}
 	l.addBuilt(dir, file, res.Documents)
+	if l.o.unlisted {
+		l.unlistedSites(dir, file, listed)
+	}
 	return true
 }
 

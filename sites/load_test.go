@@ -620,22 +620,24 @@ func TestLoadOptions(t *testing.T) {
 		"a.yaml": siteFileWith("a", "nodes:\n- hostName: n0\n  bmcAdress: x\n"),
 		"b.yaml": siteFile("b"),
 	}
+	const ignored, refused = `unknown field "bmcAdress" is ignored`, `unknown field "bmcAdress" is not allowed (--strict)`
 	for _, tt := range []struct {
 		name     string
 		opts     []Option
 		sites    []string
 		severity Severity
+		message  string
 	}{
-		{name: "default", sites: []string{"a", "b"}, severity: SeverityWarning},
-		{name: "strict", opts: []Option{WithStrict(true)}, sites: []string{"b"}, severity: SeverityError},
-		{name: "strict off again", opts: []Option{WithStrict(true), WithStrict(false)}, sites: []string{"a", "b"}, severity: SeverityWarning},
-		{name: "zero workers means one", opts: []Option{WithWorkers(0)}, sites: []string{"a", "b"}, severity: SeverityWarning},
+		{name: "default", sites: []string{"a", "b"}, severity: SeverityWarning, message: ignored},
+		{name: "strict", opts: []Option{WithStrict(true)}, sites: []string{"b"}, severity: SeverityError, message: refused},
+		{name: "strict off again", opts: []Option{WithStrict(true), WithStrict(false)}, sites: []string{"a", "b"}, severity: SeverityWarning, message: ignored},
+		{name: "zero workers means one", opts: []Option{WithWorkers(0)}, sites: []string{"a", "b"}, severity: SeverityWarning, message: ignored},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fleet := load(t, mapFS(files), []string{"."}, tt.opts...)
 			wantSites(t, fleet.Sites, tt.sites...)
 			p := oneProblem(t, fleet.Problems, tt.severity)
-			if p.Pos.File != "a.yaml" || p.Field != "spec.clusters[0].nodes[0].bmcAdress" || p.Hint != `did you mean "bmcAddress"?` {
+			if p.Pos.File != "a.yaml" || p.Field != "spec.clusters[0].nodes[0].bmcAdress" || p.Hint != `did you mean "bmcAddress"?` || p.Message != tt.message {
 				t.Errorf("problem = %s", p.Error())
 			}
 		})

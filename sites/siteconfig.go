@@ -276,7 +276,8 @@ func decodeSiteConfig(file string, body *yaml.Node, budget *int, o decodeOptions
 	return out, problems
 }
 
-// strictify turns warnings into errors under --strict.
+// strictify turns warnings into errors under --strict. What a warning
+// says is ignored is, as an error, not allowed.
 func (ps Problems) strictify(strict bool) {
 	if !strict {
 		return
@@ -284,7 +285,7 @@ func (ps Problems) strictify(strict bool) {
 	for i := range ps {
 		if ps[i].Severity == SeverityWarning {
 			ps[i].Severity = SeverityError
-			ps[i].Message += " (--strict)"
+			ps[i].Message = strings.Replace(ps[i].Message, " is ignored", " is not allowed", 1) + " (--strict)"
 		}
 	}
 }
@@ -469,6 +470,7 @@ func (v *validator) checkCluster(cp string, c *Clusters, sc *SiteConfig, format 
 		}
 	}
 	v.checkCrTemplates(cp+".crTemplates", c.CrTemplates, crTemplateClusterKinds)
+	v.checkSiteConfigNetworks(cp, c)
 	for i := range c.Nodes {
 		v.checkNode(fmt.Sprintf("%s.nodes[%d]", cp, i), &c.Nodes[i], c)
 	}

@@ -42,3 +42,8 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Suggest returns the candidate closest to name, or "" when none is close
+// enough to be a plausible typo: what problems suggest for an unknown
+// field, and the command line for an unknown flag.
+func Suggest(name string, candidates []string) string { return suggest(name, candidates) }

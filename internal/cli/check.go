@@ -140,7 +140,7 @@ func runCheck(cmd *cobra.Command, f *checkFlags, args []string, stdout, stderr i
 	if err != nil {
 		return usageError("%v", err)
 	}
-	loadOpts := []sites.Option{sites.WithStrict(f.strict), sites.WithAllowRemoteBases(f.allowRemote)}
+	loadOpts := []sites.Option{sites.WithStrict(f.strict), sites.WithAllowRemoteBases(f.allowRemote), sites.WithUnlistedSiteWarnings(true)}
 	var base *checkBase
 	if f.base != "" {
 		if base, err = loadBase(cmd.Context(), engine, f, paths, loadOpts, opts, engine.Reads, stderr); err != nil {
@@ -221,6 +221,7 @@ func streamCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths [
 				return
 			}
 			problems = append(problems, dryRunProblems(ctx, dry, s, b)...)
+			problems = append(problems, render.DeprecatedFields(s)...)
 			done <- checked{run.Evaluate(s, b), problems}
 		}
 		return <-done

@@ -11,6 +11,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/siteops/siteops/sites"
 )
 
 // Exit codes shared by every command.
@@ -44,7 +47,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	prof.stop(func(msg string) { fmt.Fprintf(stderr, "siteops: warning: %s\n", msg) })
 	if err == nil {
 		return ExitOK
@@ -62,7 +65,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if isUsage(err) {
 		// cobra's own errors: unknown flags, wrong argument counts.
-		fmt.Fprintf(stderr, "siteops: %v\nRun 'siteops --help' for usage.\n", err)
+		help := "siteops --help"
+		if cmd != nil && cmd != root {
+			help = cmd.CommandPath() + " --help"
+		}
+		fmt.Fprintf(stderr, "siteops: %v%s\nRun '%s' for usage.\n", err, flagSuggestion(cmd, err), help)
 		return ExitUsage
 	}
 	fmt.Fprintf(stderr, "siteops: %v\n", err)
@@ -73,6 +80,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "siteops",
 		Short:         "GitOps for bare-metal OpenShift fleets: render, check and install sites from Git",
+		Version:       Version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
@@ -84,6 +92,22 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newWaitCommand(stdout, stderr))
 	root.AddCommand(newPlanCommand(stdout, stderr))
 	return root
+}
+
+// flagSuggestion names the flag of cmd closest to the unknown one err
+// reports: "; did you mean --root?", or "".
+func flagSuggestion(cmd *cobra.Command, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok || cmd == nil {
+		return ""
+	}
+	var names []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	if s := sites.Suggest(name, names); s != "" {
+		return "; did you mean --" + s + "?"
+	}
+	return ""
 }
 
 // isUsage recognises the errors cobra returns for a wrong command line.

@@ -140,9 +140,11 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 	}
 	opts := f.loadOptions(sites.WithDocuments(docs...))
 	found := false // a site rendered, or a problem that fails the command anyway
+	var written []string
 	failed, err := streamRendered(cmd.Context(), in, r, enc, opts, stderr, func(ps sites.Problems) { report(stderr, ps) },
 		func(s *sites.Site, encoded []byte) error {
 			found = true
+			report(stderr, render.DeprecatedFields(s))
 			if f.outDir == "" {
 				return out.Write(encoded)
 			}
@@ -153,7 +155,11 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 				report(stderr, sites.Problems{p})
 				return errSiteFailed
 			}
-			return writeSiteFile(f.outDir, name, enc, encoded)
+			if err := writeSiteFile(f.outDir, name, enc, encoded); err != nil {
+				return err
+			}
+			written = append(written, name)
+			return nil
 		})
 	if err != nil {
 		return err
@@ -162,6 +168,8 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 		if err := out.Close(); err != nil {
 			return err
 		}
+	} else {
+		fmt.Fprintf(stderr, "siteops: wrote %s\n", wroteFiles(f.outDir, written))
 	}
 	if failed {
 		return errFailed
@@ -172,6 +180,26 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 		return noSiteError(in)
 	}
 	return nil
+}
+
+// maxNamesListed bounds the file names wroteFiles lists.
+const maxNamesListed = 10
+
+// wroteFiles says which files --out-dir received: "3 files to out/:
+// a.yaml, b.yaml, c.yaml".
+func wroteFiles(dir string, names []string) string {
+	list := strings.Join(names[:min(len(names), maxNamesListed)], ", ")
+	if len(names) > maxNamesListed {
+		list += ", …"
+	}
+	unit := "files"
+	if len(names) == 1 {
+		unit = "file"
+	}
+	if len(names) == 0 {
+		return "no file to " + dir
+	}
+	return fmt.Sprintf("%d %s to %s: %s", len(names), unit, dir, list)
 }
 
 // errSiteFailed, returned by the emit function of streamRendered, marks
@@ -216,7 +244,7 @@ func streamRendered(ctx context.Context, in *fleetInput, r *render.Renderer, enc
 
 // loadOptions are the sites options the render flags set.
 func (f *renderFlags) loadOptions(extra ...sites.Option) []sites.Option {
-	return append([]sites.Option{sites.WithStrict(f.strict), sites.WithMaxFileSize(f.maxFileSize),
+	return append([]sites.Option{sites.WithStrict(f.strict), sites.WithMaxFileSize(f.maxFileSize), sites.WithUnlistedSiteWarnings(true),
 		sites.WithAllowRemoteBases(f.allowRemote)}, extra...)
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/siteops/siteops/policy"
 	"github.com/siteops/siteops/reconciler"
 	"github.com/siteops/siteops/reconciler/source"
+	"github.com/siteops/siteops/reconciler/status"
 	"github.com/siteops/siteops/render"
 	"github.com/siteops/siteops/sites"
 )
@@ -98,7 +99,7 @@ source could not be read; 2 usage error.`,
 	f.eng.register(fl)
 	f.leader.register(fl)
 	fl.StringVar(&f.dir, "dir", "", "reconcile this local directory, watched for changes")
-	fl.StringVar(&f.statusDir, "status-dir", "", "with --dir: where the status files go (default DIR/status)")
+	fl.StringVar(&f.statusDir, "status-dir", "", "with --dir: where the status files go, relative to the working directory (default DIR/status)")
 	fl.StringVar(&f.repo, "repo", "", "reconcile this Git repository (https://, ssh://, git://, file://)")
 	fl.StringVar(&f.branch, "branch", source.DefaultBranch, "with --repo: the branch to reconcile")
 	fl.StringVar(&f.statusBranch, "status-branch", "", "with --repo: commit the status to this branch instead of --branch")
@@ -217,6 +218,9 @@ func runRun(ctx context.Context, f *runFlags, stderr io.Writer) error {
 		return err
 	}
 	defer lock.Unlock()
+	if err := claimStateDir(f.stateDir, f); err != nil {
+		return err
+	}
 
 	var renderOpts []render.Option
 	manifests, err := defaultManifests(f)
@@ -277,12 +281,27 @@ func runRun(ctx context.Context, f *runFlags, stderr io.Writer) error {
 	case errors.Is(err, reconciler.ErrSitesFailed):
 		return &exitError{code: ExitFailure, err: err}
 	case errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil:
+		if allInstalled(loop.Documents()) {
+			return &exitError{code: ExitFailure, err: fmt.Errorf("every site is installed, but --timeout %s passed before their status was committed: the status push failed (see the log)", f.timeout)}
+		}
 		return &exitError{code: ExitFailure, err: fmt.Errorf("--timeout %s passed before every site was installed", f.timeout)}
 	case errors.Is(err, context.Canceled) && parent.Err() != nil:
 		log.Info("stopped")
 		return nil
 	}
 	return &exitError{code: ExitFailure, err: err}
+}
+
+// allInstalled reports whether the loop holds documents and every one
+// says Installed: what --until-installed waits for, so that a run that
+// times out then waited on its status push, not on the installation.
+func allInstalled(docs []status.Document) bool {
+	for _, d := range docs {
+		if d.Phase != engine.PhaseInstalled {
+			return false
+		}
+	}
+	return len(docs) > 0
 }
 
 // defaultManifests reads --extra-manifests-dir, or for the embedded
@@ -306,7 +325,18 @@ func defaultManifests(f *runFlags) (*sites.ManifestDir, error) {
 // name the dashboard shows (no credentials).
 func openSource(ctx context.Context, f *runFlags, reg prometheus.Registerer, log *slog.Logger) (source.Source, string, error) {
 	if f.dir != "" {
-		src, err := source.NewDir(ctx, source.DirOptions{Dir: f.dir, StatusDir: f.statusDir, Logger: log})
+		// Like every path flag, a relative --status-dir is relative to
+		// the working directory (the source would take it relative to
+		// --dir).
+		statusDir := f.statusDir
+		if statusDir != "" {
+			abs, err := filepath.Abs(statusDir)
+			if err != nil {
+				return nil, "", usageError("--status-dir %s: %v", statusDir, err)
+			}
+			statusDir = abs
+		}
+		src, err := source.NewDir(ctx, source.DirOptions{Dir: f.dir, StatusDir: statusDir, Logger: log})
 		if err != nil {
 			return nil, "", err
 		}

@@ -1026,6 +1026,9 @@ func (b *builder) checkPluginConfigOnly(kd *kdir, field, raw string, r *resource
 			return kd.refuse(field, 0, raw, "KRM functions are not run")
 		}
 	}
+	if r.GetKind() == clusterInstanceKind {
+		return kd.refuse(field, 0, raw, "%s", clusterInstanceNotPlugin(r, field))
+	}
 	if r.GetApiVersion() != "builtin" || !builtinPlugins[r.GetKind()] {
 		return kd.refuse(field, 0, raw, "%s is not one of kustomize's built-in plugins", r.GetKind())
 	}

@@ -752,6 +752,16 @@ func (kd *kdir) resourceFiles(out []string) []string {
 	return out
 }
 
+// clusterInstanceKind is the kind of a ClusterInstance, a plain resource
+// that kustomize passes through.
+const clusterInstanceKind = "ClusterInstance"
+
+// clusterInstanceNotPlugin says where a ClusterInstance listed as a
+// plugin configuration belongs.
+func clusterInstanceNotPlugin(r *resource.Resource, field string) string {
+	return fmt.Sprintf("ClusterInstance %q is a resource, not a %s plugin: list it under resources:", r.GetName(), strings.TrimSuffix(field, "s"))
+}
+
 func isSiteConfig(r *resource.Resource) bool {
 	return isSiteConfigType(r.GetApiVersion(), r.GetKind())
 }
@@ -766,6 +776,9 @@ func (b *builder) checkPluginConfig(kd *kdir, field string, line int, raw string
 				"%s %q is a KRM function (%s annotation), which kustomize would run as a container, an executable or a Starlark script; siteops runs no plugins",
 				r.GetKind(), r.GetName(), a)
 		}
+	}
+	if r.GetKind() == clusterInstanceKind {
+		return kd.refuse(field, line, raw, "%s", clusterInstanceNotPlugin(r, field))
 	}
 	if r.GetApiVersion() != "builtin" || !builtinPlugins[r.GetKind()] {
 		what := "an exec or Go plugin"

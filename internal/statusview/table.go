@@ -49,7 +49,8 @@ const maxMessage = 60
 func Write(w io.Writer, entries []status.Entry, f Format) error {
 	switch f {
 	case FormatYAML:
-		for i, e := range entries {
+		printed := 0
+		for _, e := range entries {
 			if e.Doc == nil {
 				continue
 			}
@@ -57,7 +58,7 @@ func Write(w io.Writer, entries []status.Entry, f Format) error {
 			if err != nil {
 				return err
 			}
-			if i > 0 {
+			if printed++; printed > 1 {
 				io.WriteString(w, "---\n")
 			}
 			if _, err := w.Write(data); err != nil {

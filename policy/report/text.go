@@ -11,9 +11,13 @@ import (
 // textWriter prints one line per finding, as compilers do, so that
 // editors and terminals can jump to the place:
 //
-//	sites/sno1.yaml:12:5: deny ztp.network.vip-in-machine-network: API VIP 10.0.1.5 is outside the machine network
+//	sites/sno1.yaml:12:5: deny ztp.network.vip-in-machine-network: site sno1: spec.clusters[0].apiVIPs[0]: API VIP 10.0.1.5 is outside the machine network
 //	    remediation: Pick an address inside a machine network.
-//	sites/sno2.yaml:3:1: warn ztp.bmc.disable-certificate-verification: ... (waived: lab BMCs)
+//	sites/sno2.yaml:3:1: warn ztp.bmc.disable-certificate-verification: site sno2: ... (waived: lab BMCs)
+//
+// The site and field follow the rule as they do in render's problems
+// (site S: field: message); a message that already starts with its site
+// does not name it twice.
 //
 //	2 sites checked: 1 deny, 0 warn, 1 waived
 //
@@ -43,6 +47,7 @@ func (t *textWriter) Write(w io.Writer, r *Report) error {
 		b.WriteString(" ")
 		b.WriteString(f.Rule)
 		b.WriteString(": ")
+		b.WriteString(sanitize(where(f)))
 		b.WriteString(indent(sanitize(f.Message)))
 		if f.Waived != "" {
 			b.WriteString(" ")
@@ -62,6 +67,19 @@ func (t *textWriter) Write(w io.Writer, r *Report) error {
 	b.WriteString("\n")
 	_, err = w.Write(b.Bytes())
 	return err
+}
+
+// where is "site S: field: " for a finding, leaving out what it does not
+// have.
+func where(f *Finding) string {
+	var b strings.Builder
+	if f.Site != "" && !strings.HasPrefix(f.Message, "site "+f.Site) {
+		b.WriteString("site " + f.Site + ": ")
+	}
+	if f.Field != "" {
+		b.WriteString(f.Field + ": ")
+	}
+	return b.String()
 }
 
 func (t *textWriter) severity(f *Finding) string {

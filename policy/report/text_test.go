@@ -56,7 +56,17 @@ func TestText(t *testing.T) {
 		{
 			name:     "no file",
 			findings: []Finding{{Rule: "r", Severity: Deny, Message: "m", Site: "sno1"}},
-			want:     []string{"-: deny r: m"},
+			want:     []string{"-: deny r: site sno1: m"},
+		},
+		{
+			name:     "site and field, as render names them",
+			findings: []Finding{{Rule: "r", Severity: Deny, Message: "bad VIP", Site: "sno1", Field: "spec.clusters[0].apiVIPs[0]", Pos: pos("a.yaml", 3, 4)}},
+			want:     []string{"a.yaml:3:4: deny r: site sno1: spec.clusters[0].apiVIPs[0]: bad VIP"},
+		},
+		{
+			name:     "a message that names its site does not name it twice",
+			findings: []Finding{{Rule: "r", Severity: Deny, Message: "site sno1, defined at a.yaml:1:1, is deleted", Site: "sno1"}},
+			want:     []string{"-: deny r: site sno1, defined at a.yaml:1:1, is deleted"},
 		},
 		{
 			name: "waived",

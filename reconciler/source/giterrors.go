@@ -21,6 +21,10 @@ var (
 	ErrAuthentication = errors.New("authentication failed")
 	ErrBranchNotFound = errors.New("branch not found")
 	ErrUnreachable    = errors.New("repository unreachable")
+	// ErrPushRefused: the remote refuses the push whatever its content
+	// (its branch is checked out in a non-bare repository); trying
+	// again does not help.
+	ErrPushRefused = errors.New("push refused")
 )
 
 // explain turns a go-git error of op ("fetch", "push") on branch into one
@@ -91,6 +95,14 @@ func (g *Git) remoteBranches(ctx context.Context) string {
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
+}
+
+// isCheckedOut reports a push refused because the remote's branch is
+// checked out in its work tree (receive.denyCurrentBranch), as git and
+// go-git's file transport say it.
+func isCheckedOut(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "branch is currently checked out") || strings.Contains(msg, "refusing to update checked out branch")
 }
 
 // isRejected reports a push refused because the branch moved.

@@ -46,7 +46,7 @@ func (g *Git) WriteStatus(ctx context.Context, files map[string][]byte, message 
 		if err == nil {
 			return changed, nil
 		}
-		if errors.Is(err, ErrAuthentication) || errors.Is(err, ErrBranchNotFound) || ctx.Err() != nil {
+		if errors.Is(err, ErrAuthentication) || errors.Is(err, ErrBranchNotFound) || errors.Is(err, ErrPushRefused) || ctx.Err() != nil {
 			return false, err
 		}
 		if attempt >= g.o.PushAttempts {
@@ -202,6 +202,10 @@ func (g *Git) push(ctx context.Context, commit plumbing.Hash) error {
 		}
 		return r.Storer.SetReference(plumbing.NewHashReference(remoteRef(g.o.StatusBranch), commit))
 	})
+	if err != nil && isCheckedOut(err) {
+		return fmt.Errorf("push to %s: the remote refuses pushes to %s, the branch checked out in its work tree (%s): reconcile a bare repository (git clone --bare), or give --status-branch so that the status goes to a branch of its own: %w",
+			redact.URL(g.o.URL), g.o.StatusBranch, redact.Text(err.Error()), ErrPushRefused)
+	}
 	if err != nil && isRejected(err) {
 		return fmt.Errorf("push to %s: %s moved meanwhile (%s)", redact.URL(g.o.URL), g.o.StatusBranch, redact.Text(err.Error()))
 	}
