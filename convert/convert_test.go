@@ -513,8 +513,6 @@ func TestConvertRefuses(t *testing.T) {
 			"spec.clusters[0].nodes[0].installerArgs", "installerArgs:"},
 		{"a cluster ignition override that is not JSON", siteConfig{cluster: "      ignitionConfigOverride: igen\n"},
 			"spec.clusters[0].ignitionConfigOverride", "ignitionConfigOverride:"},
-		{"a boot mode outside the enum", siteConfig{nodes: node("n0", "02:00:00:00:00:01", "", "          bootMode: bios\n")},
-			"spec.clusters[0].nodes[0].bootMode", "bootMode:"},
 		{"a network type outside the enum", siteConfig{cluster: "      networkType: Calico\n"}, "spec.clusters[0].networkType", "networkType:"},
 		{"a node without a BMC address", siteConfig{nodes: `        - hostName: n0
           bmcCredentialsName:

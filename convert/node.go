@@ -57,7 +57,6 @@ func (c *converter) bootMAC(i int) {
 
 // The CRD's enumerations for values the generator copied unchecked.
 var (
-	bootModes     = []string{"UEFI", "UEFISecureBoot", "legacy"}
 	cleaningModes = []string{"metadata", "disabled"}
 )
 
@@ -70,7 +69,9 @@ func (c *converter) enum(i int, field, value string, allowed []string) {
 	c.node(i)[field] = value
 }
 
-func (c *converter) bootMode(i int) { c.enum(i, "bootMode", c.cluster.Nodes[i].BootMode, bootModes) }
+func (c *converter) bootMode(i int) {
+	c.enum(i, "bootMode", c.cluster.Nodes[i].BootMode, sites.BootModes)
+}
 
 func (c *converter) cleaningMode(i int) {
 	c.enum(i, "automatedCleaningMode", c.cluster.Nodes[i].AutomatedCleaningMode, cleaningModes)

@@ -37,6 +37,11 @@ const (
 	RoleArbiter            = "arbiter"
 )
 
+// BootModes are the boot modes a BareMetalHost takes (the enum of
+// spec.bootMode in metal3-io/baremetal-operator
+// apis/v1alpha1/baremetalhost_types.go), for both formats.
+var BootModes = []string{"UEFI", "UEFISecureBoot", "legacy"}
+
 // ciEnums are the CRD's enumerations, by field path with list indexes
 // replaced by [].
 var ciEnums = map[string][]string{
@@ -46,7 +51,7 @@ var ciEnums = map[string][]string{
 	"spec.cpuArchitecture":               {"x86_64", "aarch64", "multi"},
 	"spec.cpuPartitioningMode":           {"None", "AllNodes"},
 	"spec.nodes[].role":                  {RoleMaster, RoleWorker, RoleArbiter},
-	"spec.nodes[].bootMode":              {"UEFI", "UEFISecureBoot", "legacy"},
+	"spec.nodes[].bootMode":              BootModes,
 	"spec.nodes[].automatedCleaningMode": {"metadata", "disabled"},
 	"spec.nodes[].ironicInspect":         {"", "disabled"},
 	"spec.nodes[].cpuArchitecture":       {"x86_64", "aarch64"},
@@ -235,7 +240,11 @@ func (v *validator) checkEnum(field, value string, optional bool) {
 	if optional && value == "" || v.broken[field] {
 		return
 	}
-	allowed := ciEnums[listIndex.ReplaceAllString(field, "[]")]
+	v.checkOneOf(field, value, ciEnums[listIndex.ReplaceAllString(field, "[]")])
+}
+
+// checkOneOf refuses a value outside allowed, naming the values allowed.
+func (v *validator) checkOneOf(field, value string, allowed []string) {
 	if !slices.Contains(allowed, value) {
 		names := make([]string, len(allowed))
 		for i, a := range allowed {

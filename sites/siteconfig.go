@@ -504,6 +504,11 @@ func (v *validator) checkFilter(field string, f *Filter) {
 }
 
 func (v *validator) checkNode(np string, n *Nodes, c *Clusters) {
+	// The bare-metal operator's CRD refuses any other boot mode when the
+	// BareMetalHost is applied: say so at load, with the field.
+	if n.BootMode != "" && !v.broken[np+".bootMode"] {
+		v.checkOneOf(np+".bootMode", n.BootMode, BootModes)
+	}
 	if n.IronicInspect != "enabled" && n.IronicInspect != "disabled" {
 		v.fail(np+".ironicInspect", "ironicInspect %q is not valid", clip(n.IronicInspect)).Hint = "use enabled or disabled"
 	}

@@ -36,3 +36,28 @@ func TestNetworksWithHostBits(t *testing.T) {
 		})
 	}
 }
+
+// A SiteConfig boot mode the BareMetalHost CRD would refuse is refused at
+// load with the values allowed, as a ClusterInstance's is.
+func TestSiteConfigBootModeEnum(t *testing.T) {
+	for _, tt := range []struct{ mode, problem string }{
+		{"UEFI", ""}, {"UEFISecureBoot", ""}, {"legacy", ""},
+		{"bios", `"bios" is not allowed`},
+		{"uefi", `"uefi" is not allowed`},
+	} {
+		t.Run(tt.mode, func(t *testing.T) {
+			src := v1Doc(cluster("c1", oneNode("c1-n0")+"  bootMode: "+tt.mode+"\n"))
+			sites, problems := decodeText(t, src)
+			if tt.problem == "" {
+				if len(problems) != 0 || len(sites) != 1 {
+					t.Errorf("problems %v, %d sites", problems, len(sites))
+				}
+				return
+			}
+			p := oneProblem(t, problems, SeverityError)
+			if p.Field != "spec.clusters[0].nodes[0].bootMode" || p.Message != tt.problem || p.Hint != `use one of "UEFI", "UEFISecureBoot", "legacy"` {
+				t.Errorf("problem = %s", p.Error())
+			}
+		})
+	}
+}
