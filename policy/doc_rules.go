@@ -31,7 +31,8 @@ func rulesDoc(rules []ruleInfo) []byte {
 
 Every rule has an id (what findings, waivers and ` + "`--list-rules`" + ` name), a
 severity (deny fails the check; warn is reported, and fails it only with
-` + "`--fail-on-warn`" + `), what to do about it, and where the rule comes from: the
+` + "`--fail-on-warn`" + `; info is a note that never fails, for what every site
+inherits from the upstream templates), what to do about it, and where the rule comes from: the
 upstream project and file whose behaviour it checks ahead of time, or the page
 of these docs that describes it. How rules are written, their input and how to
 waive one are in [policy.md](policy.md).

@@ -143,12 +143,12 @@ func builtinRules(c *ast.Compiler, mods map[string]*ast.Module) ([]ruleInfo, err
 		seen[r.ID] = file
 		var sets []string
 		for _, rule := range m.Rules {
-			if n := rule.Head.Name.String(); (n == "deny" || n == "warn") && !slices.Contains(sets, n) {
+			if n := rule.Head.Name.String(); (n == "deny" || n == "warn" || n == "info") && !slices.Contains(sets, n) {
 				sets = append(sets, n)
 			}
 		}
 		if len(sets) != 1 || sets[0] != string(r.Severity) {
-			return nil, fmt.Errorf("%s: rule %s has severity %q but defines %v; a built-in package defines exactly one of deny or warn, matching its severity",
+			return nil, fmt.Errorf("%s: rule %s has severity %q but defines %v; a built-in package defines exactly one of deny, warn or info, matching its severity",
 				file, r.ID, r.Severity, sets)
 		}
 		r.ref = m.Package.Path.Append(ast.StringTerm(sets[0]))

@@ -39,7 +39,7 @@ func (g *githubWriter) Write(w io.Writer, r *Report) error {
 		f := &r.Findings[i]
 		command := "warning"
 		switch {
-		case f.Waived != "":
+		case f.Waived != "" || f.Severity == Info:
 			command = "notice"
 		case f.Severity == Deny:
 			command = "error"

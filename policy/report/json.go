@@ -30,9 +30,11 @@ type jsonReport struct {
 }
 
 type jsonSummary struct {
-	Sites  int `json:"sites"`
-	Deny   int `json:"deny"`
-	Warn   int `json:"warn"`
+	Sites int `json:"sites"`
+	Deny  int `json:"deny"`
+	Warn  int `json:"warn"`
+	// Info counts the notes, which never fail a check.
+	Info   int `json:"info,omitempty"`
 	Waived int `json:"waived"`
 	// PreExisting is set in pull-request mode (Report.Since): the
 	// findings left out because the base revision has them too.
@@ -51,6 +53,7 @@ func (j *jsonWriter) Write(w io.Writer, r *Report) error {
 			Sites:       r.Sites,
 			Deny:        r.Count(Deny),
 			Warn:        r.Count(Warn),
+			Info:        r.Count(Info),
 			Waived:      r.Waived(),
 			PreExisting: r.PreExisting,
 		},

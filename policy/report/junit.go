@@ -60,6 +60,9 @@ type junitTestcase struct {
 	File      string        `xml:"file,attr,omitempty"`
 	Failure   *junitOutcome `xml:"failure"`
 	Skipped   *junitOutcome `xml:"skipped"`
+	// SystemOut holds the notes of a rule of severity info: the testcase
+	// passes, and the notes are there for whoever opens it.
+	SystemOut string `xml:"system-out,omitempty"`
 }
 
 type junitOutcome struct {
@@ -168,7 +171,7 @@ func (j *junitWriter) Write(w io.Writer, r *Report) error {
 
 func (j *junitWriter) testcase(suite, rule string, findings []*Finding) junitTestcase {
 	tc := junitTestcase{Name: rule, Classname: suite}
-	var failing, warning []*Finding
+	var failing, warning, notes []*Finding
 	var text strings.Builder
 	for _, f := range findings {
 		if tc.File == "" {
@@ -177,8 +180,10 @@ func (j *junitWriter) testcase(suite, rule string, findings []*Finding) junitTes
 		switch {
 		case j.fails(f):
 			failing = append(failing, f)
-		case f.Waived == "":
+		case f.Waived == "" && f.Severity == Warn:
 			warning = append(warning, f)
+		case f.Waived == "":
+			notes = append(notes, f)
 		}
 		j.describe(&text, f)
 	}
@@ -191,6 +196,8 @@ func (j *junitWriter) testcase(suite, rule string, findings []*Finding) junitTes
 		}
 	case len(warning) > 0:
 		tc.Skipped = &junitOutcome{Message: outcomeMessage(warning, "warn: "), Text: text.String()}
+	case len(notes) > 0:
+		tc.SystemOut = text.String()
 	default:
 		tc.Skipped = &junitOutcome{Message: "waived: " + findings[0].Waived, Text: text.String()}
 	}

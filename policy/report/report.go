@@ -15,6 +15,11 @@ const (
 	Deny Severity = "deny"
 	// Warn findings are reported; they fail only with --fail-on-warn.
 	Warn Severity = "warn"
+	// Info findings are notes about what the site inherits rather than
+	// what it got wrong (the upstream templates' choices): reported, never
+	// failing, not even with --fail-on-warn, so they do not drown the
+	// warnings a person has to read.
+	Info Severity = "info"
 )
 
 // ObjectRef names a rendered object a finding is about.

@@ -211,7 +211,7 @@ func (s *sarifWriter) rules(r *Report) ([]sarifRule, map[string]int) {
 			FullDescription:  sarifText{title},
 			Help:             sarifText{cmp.Or(m.Remediation, title)},
 		}
-		if m.Severity == Deny || m.Severity == Warn {
+		if m.Severity == Deny || m.Severity == Warn || m.Severity == Info {
 			d.DefaultConfiguration = &sarifConfig{sarifSeverityLevel(m.Severity)}
 		}
 		if m.Reference != "" || m.Source != "" {
@@ -280,8 +280,11 @@ func sarifLevel(f *Finding) string {
 }
 
 func sarifSeverityLevel(s Severity) string {
-	if s == Deny {
+	switch s {
+	case Deny:
 		return "error"
+	case Info:
+		return "note"
 	}
 	return "warning"
 }

@@ -79,6 +79,8 @@ func (t *tapWriter) Write(w io.Writer, r *Report) error {
 			status, directive = "ok", " # SKIP waived: "+tapEscape(f.Waived)
 		case f.Severity == Warn && !t.failOnWarn:
 			directive = " # TODO warn"
+		case f.Severity == Info:
+			status, directive = "ok", " # info"
 		}
 		fmt.Fprintf(&b, "%s %d - %s %s: %s%s\n", status, i+1,
 			tapEscape(f.Pos.String()), tapEscape(f.Rule), tapEscape(f.Message), directive)

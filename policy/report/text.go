@@ -88,6 +88,8 @@ func (t *textWriter) severity(f *Finding) string {
 		return t.paint(ansiFaint, string(f.Severity))
 	case f.Severity == Deny:
 		return t.paint(ansiRed, string(f.Severity))
+	case f.Severity == Info:
+		return t.paint(ansiFaint, string(f.Severity))
 	}
 	return t.paint(ansiYellow, string(f.Severity))
 }

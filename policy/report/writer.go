@@ -135,7 +135,7 @@ func (o *options) prepare(r *Report) (*Report, error) {
 		if f.Rule == "" {
 			return nil, fmt.Errorf("finding %q: no rule", f.Message)
 		}
-		if f.Severity != Deny && f.Severity != Warn {
+		if f.Severity != Deny && f.Severity != Warn && f.Severity != Info {
 			return nil, fmt.Errorf("finding of rule %q: unknown severity %q", f.Rule, f.Severity)
 		}
 		if rule, ok := o.rules[f.Rule]; ok {
@@ -189,6 +189,9 @@ func summary(r *Report) string {
 	}
 	s := fmt.Sprintf("%d %s checked: %d deny, %d warn, %d waived",
 		r.Sites, sites, r.Count(Deny), r.Count(Warn), r.Waived())
+	if n := r.Count(Info); n > 0 {
+		s += fmt.Sprintf(", %d info", n)
+	}
 	if r.Base != "" {
 		s += fmt.Sprintf("; new since %s only, %d pre-existing %s hidden", r.Base, r.PreExisting, plural(r.PreExisting, "finding", "findings"))
 	}
