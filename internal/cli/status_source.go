@@ -33,6 +33,9 @@ type statusSourceFlags struct {
 	repo, branch, server string
 	auth                 source.GitAuth
 	interval             time.Duration
+	// awaitDir lets the status directory not exist yet (wait: the loop
+	// makes it with its first pass).
+	awaitDir bool
 }
 
 func (f *statusSourceFlags) bind(fl *pflag.FlagSet, interval time.Duration) {
@@ -71,6 +74,11 @@ func (f *statusSourceFlags) source(fl *pflag.FlagSet) (statusview.Source, error)
 	dir := f.statusDir
 	if dir == "" {
 		dir = filepath.Join(f.dir, status.Dir)
+	}
+	if f.awaitDir {
+		if _, err := os.Stat(filepath.Dir(filepath.Clean(dir))); err == nil {
+			return statusview.Dir{Path: dir, MayNotExist: true}, nil
+		}
 	}
 	if _, err := os.Stat(dir); err != nil {
 		hint := "run it in a fleet repository the loop commits its status to, or give --dir, --repo or --server"

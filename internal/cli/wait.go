@@ -82,6 +82,7 @@ func runWait(cmd *cobra.Command, f *waitFlags, sites []string, stdout io.Writer)
 	if f.timeout < 0 {
 		return usageError("--timeout %s: give a duration such as 90m, or 0 to wait without a limit", f.timeout)
 	}
+	f.src.awaitDir = true
 	src, err := f.src.source(cmd.Flags())
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -86,12 +87,19 @@ func notFound(site string, names []string) error {
 type Dir struct {
 	// Path is the status directory.
 	Path string
+	// MayNotExist makes a directory that does not exist (yet) read as
+	// one that holds no document: the loop makes it with its first pass,
+	// which a wait started beforehand waits for.
+	MayNotExist bool
 }
 
 func (d Dir) String() string { return d.Path }
 
 func (d Dir) Read(_ context.Context, sites []string) ([]status.Entry, error) {
 	info, err := os.Stat(d.Path)
+	if errors.Is(err, fs.ErrNotExist) && d.MayNotExist {
+		return pick(nil, sites), nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("status directory %s: %w", d.Path, err)
 	}
