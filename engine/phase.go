@@ -47,8 +47,6 @@ type phaseInfo struct {
 	blocked bool
 	// started: the installation was triggered (immutable fields apply).
 	started bool
-	// moving: the engine is still working on the site.
-	moving bool
 }
 
 // phaseTable lists every phase in order: the one that most needs a person
@@ -57,10 +55,10 @@ var phaseTable = []phaseInfo{
 	{phase: PhaseFailed, terminal: true, failed: true, started: true},
 	{phase: PhaseInvalid, blocked: true},
 	{phase: PhasePolicyFailed, blocked: true},
-	{phase: PhaseDeleting, moving: true},
-	{phase: PhaseInstalling, started: true, moving: true},
-	{phase: PhaseProvisioning, moving: true},
-	{phase: PhasePending, moving: true},
+	{phase: PhaseDeleting},
+	{phase: PhaseInstalling, started: true},
+	{phase: PhaseProvisioning},
+	{phase: PhasePending},
 	{phase: PhaseInstalled, terminal: true, started: true},
 }
 
@@ -100,16 +98,9 @@ func (p Phase) Blocked() bool { pi, _ := p.info(); return pi.blocked }
 // the installer takes no change to the cluster's immutable fields.
 func (p Phase) Started() bool { pi, _ := p.info(); return pi.started }
 
-// Moving reports whether the engine is still working on the site.
-func (p Phase) Moving() bool { pi, _ := p.info(); return pi.moving }
-
 // Rank is the phase's place in Phases; an unknown phase ranks after all
 // of them.
 func (p Phase) Rank() int { _, i := p.info(); return i }
-
-// IsWorse reports whether next needs a person more than current, so that
-// many sites fold into their worst phase.
-func IsWorse(current, next Phase) bool { return next.Rank() < current.Rank() }
 
 // Reason says in one machine-readable word why a site needs attention, or
 // names a deliberate wait. Empty when the site moves on by itself.
@@ -245,9 +236,6 @@ func (r Reason) Rank() int { _, i := r.info(); return i }
 // Summary says what the reason means in a few words; "" for an unknown
 // reason.
 func (r Reason) Summary() string { ri, _ := r.info(); return ri.summary }
-
-// Known reports whether r is one of the reasons.
-func (r Reason) Known() bool { _, i := r.info(); return i < len(reasonTable) }
 
 // NeedsAttention reports whether a site with this reason waits on a
 // person. An unknown, non-empty reason does, to be safe.

@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"github.com/siteops/siteops/engine"
-	"github.com/siteops/siteops/policy/report"
 	"github.com/siteops/siteops/reconciler/status"
 )
 
@@ -21,13 +20,3 @@ func rank(d *status.Document) int {
 	}
 	return reasons + 1 + d.Phase.Rank()
 }
-
-// attention says why a site needs a person, with the host or validation
-// it is about when the reason concerns one; "" when it needs none.
-func attention(d *status.Document) string { return status.AttentionLine(d) }
-
-// hostDone reports whether a host's part is over.
-func hostDone(h engine.HostStatus) bool { return status.HostDone(h) }
-
-// countFindings counts a document's deny and warn findings.
-func countFindings(fs []report.Finding) (deny, warn int) { return status.CountFindings(fs) }

@@ -41,7 +41,7 @@ func TestAttentionAndRank(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := attention(&tt.doc); got != tt.attention {
+			if got := status.AttentionLine(&tt.doc); got != tt.attention {
 				t.Errorf("attention %q, want %q", got, tt.attention)
 			}
 		})

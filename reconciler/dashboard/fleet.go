@@ -41,19 +41,15 @@ func newRow(d *status.Document) Row {
 		Phase:            d.Phase,
 		Message:          d.Message,
 		Reason:           d.Reason,
-		Attention:        attention(d),
+		Attention:        status.AttentionLine(d),
 		Orphaned:         d.Orphaned,
 		Revision:         d.Revision,
 		ObservedRevision: d.ObservedRevision,
 		ClusterPercent:   d.Cluster.Percent,
 		Hosts:            len(d.Hosts),
+		HostsDone:        status.HostsDone(d),
 	}
-	for _, h := range d.Hosts {
-		if hostDone(h) {
-			r.HostsDone++
-		}
-	}
-	r.DenyFindings, r.WarnFindings = countFindings(d.Findings)
+	r.DenyFindings, r.WarnFindings = status.CountFindings(d.Findings)
 	r.rank = rank(d)
 	return r
 }

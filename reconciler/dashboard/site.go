@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/siteops/siteops/engine"
-	"github.com/siteops/siteops/engine/assisted"
 	"github.com/siteops/siteops/policy/report"
 	"github.com/siteops/siteops/reconciler/status"
 )
@@ -25,13 +24,8 @@ type siteView struct {
 }
 
 func newSiteView(d *status.Document) siteView {
-	v := siteView{Document: d, Attention: attention(d)}
-	for _, c := range d.Cluster.Validations {
-		if assisted.ValidationFailing(c.Status) {
-			v.FailingCluster = append(v.FailingCluster, c)
-		}
-	}
-	v.Deny, v.Warn = countFindings(d.Findings)
+	v := siteView{Document: d, Attention: status.AttentionLine(d), FailingCluster: status.FailingValidations(d.Cluster.Validations)}
+	v.Deny, v.Warn = status.CountFindings(d.Findings)
 	v.Findings = slices.Clone(d.Findings)
 	slices.SortStableFunc(v.Findings, func(a, b report.Finding) int {
 		if a.Severity != b.Severity {
