@@ -17,11 +17,6 @@ const Mask = "REDACTED"
 // "a" or "1" of the output would make it unreadable and protect nothing.
 const minSecret = 4
 
-// urlUserinfo matches the scheme and user information of a URL in free
-// text. The user information runs to the last "@" before the host's end,
-// so that a password with an "@" in it is hidden whole.
-var urlUserinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*)://([^\s/?#"'<>\x60]*)@`)
-
 // pemPrivateKey matches a PEM private key block, armour included.
 var pemPrivateKey = regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----|$)`)
 
@@ -86,7 +81,7 @@ func Text(s string) string {
 		return s
 	}
 	if strings.Contains(s, "@") && strings.Contains(s, "://") {
-		s = urlUserinfo.ReplaceAllStringFunc(s, userinfo)
+		s = hideUserinfo(s)
 	}
 	if strings.Contains(s, "PRIVATE KEY") {
 		s = pemPrivateKey.ReplaceAllString(s, "-----BEGIN ${1}PRIVATE KEY${2}----- "+Mask+" -----END ${1}PRIVATE KEY${2}-----")
@@ -102,6 +97,75 @@ func Text(s string) string {
 
 // URL is Text for one URL: a repository or BMC address fit to print.
 func URL(raw string) string { return Text(raw) }
+
+// hideUserinfo rewrites the user information of every URL in s: a scheme
+// (a letter, then letters, digits, "+", "-" or "."), "://", and a run of
+// characters up to its last "@" before a space, "/", "?", "#", a quote,
+// "<", ">" or a backquote, so that a password with an "@" in it is hidden
+// whole. It scans s once per "://": rendered output passes through it, so
+// it must stay linear (a regular expression over every object was most of
+// the cost of rendering).
+func hideUserinfo(s string) string {
+	var b strings.Builder
+	// s[:copied] is written to b; a URL may start at prevEnd (the end of
+	// the last one) or later; the next "://" is looked for from from.
+	copied, prevEnd, from := 0, 0, 0
+	for {
+		k := strings.Index(s[from:], "://")
+		if k < 0 {
+			break
+		}
+		k += from
+		start := k
+		for start > prevEnd && isSchemeByte(s[start-1]) {
+			start--
+		}
+		for start < k && !isLetter(s[start]) {
+			start++
+		}
+		at, end := -1, k+3
+		for end < len(s) && !isURLDelimiter(s[end]) {
+			if s[end] == '@' {
+				at = end
+			}
+			end++
+		}
+		if at < 0 || start == k {
+			// No "://" before the run's end has an "@" after it in the
+			// run; one may still start at its last byte.
+			from = max(k+1, end-1)
+			if start == k {
+				from = k + 1
+			}
+			continue
+		}
+		if m := s[start : at+1]; userinfo(m) != m {
+			b.WriteString(s[copied:start])
+			b.WriteString(userinfo(m))
+			copied = at + 1
+		}
+		prevEnd, from = at+1, at+1
+	}
+	if copied == 0 {
+		return s
+	}
+	b.WriteString(s[copied:])
+	return b.String()
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+func isSchemeByte(c byte) bool {
+	return isLetter(c) || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'
+}
+
+func isURLDelimiter(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\f', '\r', '/', '?', '#', '"', '\'', '<', '>', '`':
+		return true
+	}
+	return false
+}
 
 // userinfo rewrites one "scheme://userinfo@" match.
 func userinfo(m string) string {

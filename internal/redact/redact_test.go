@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -82,5 +84,31 @@ func TestMaskIsAPlainScalar(t *testing.T) {
 		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') {
 			t.Fatalf("mask %q holds %q: a YAML document whose value it replaces would not parse", Mask, r)
 		}
+	}
+}
+
+// The URL scanner hides exactly what the pattern of a URL's user
+// information matches, on texts made of the characters that matter.
+func TestHideUserinfoMatchesThePattern(t *testing.T) {
+	pattern := regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*)://([^\s/?#"'<>\x60]*)@`)
+	alphabet := []string{"a", "Z", "1", "+", ".", "-", ":", "/", "://", "@", " ", "\n", "?", "#", `"`, "'", "<", ">", "`", "ssh", "x:y", "é"}
+	rng := rand.New(rand.NewPCG(7, 9))
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(24) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		s := b.String()
+		if got, want := hideUserinfo(s), pattern.ReplaceAllStringFunc(s, userinfo); got != want {
+			t.Fatalf("hideUserinfo(%q) = %q, the pattern gives %q", s, got, want)
+		}
+	}
+}
+
+func BenchmarkTextRenderedObject(b *testing.B) {
+	obj := strings.Repeat(`{"apiVersion":"metal3.io/v1alpha1","kind":"BareMetalHost","spec":{"bmc":{"address":"redfish-virtualmedia+https://198.51.100.10/redfish/v1/Systems/1"}},"sshPublicKey":"ssh-ed25519 AAAAC3Nza user@example.net"}`, 40)
+	b.SetBytes(int64(len(obj)))
+	for b.Loop() {
+		Text(obj)
 	}
 }
