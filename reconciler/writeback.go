@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/internal/redact"
 	"github.com/siteops/siteops/reconciler/status"
 )
 
@@ -99,13 +100,18 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 			r.phase, r.engineRevision, r.attention = doc.Phase, doc.Revision, attention
 			l.mu.Unlock()
 		}
+		// Status files are pushed where everyone who can read the
+		// repository reads them: credentials a document may quote are
+		// hidden here, once per document that changed, not at every write
+		// of the whole directory.
 		data, err := status.Encode(&doc)
 		if err != nil {
 			return false, fmt.Errorf("encode the status of %s: %w", name, err)
 		}
+		data = redact.Bytes(data)
 		if !bytes.Equal(wb.docs[name], data) {
 			wb.docs[name] = data
-			wb.rows[name] = readmeRow(&doc)
+			wb.rows[name] = redact.Text(readmeRow(&doc))
 			changed = append(changed, name)
 		}
 	}
@@ -113,7 +119,7 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 		l.o.logger.Info("site gone", "site", name)
 	}
 	l.publish()
-	readme := l.readme()
+	readme := redact.Bytes(l.readme())
 	if len(changed) == 0 && bytes.Equal(readme, wb.readme) && !wb.pending {
 		return false, nil
 	}

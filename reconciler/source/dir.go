@@ -368,7 +368,6 @@ func (d *Dir) WriteStatus(ctx context.Context, files map[string][]byte, message 
 	if err := checkStatusPaths(files); err != nil {
 		return false, err
 	}
-	files, _ = redactStatus(files, message)
 	d.writeMu.Lock()
 	defer d.writeMu.Unlock()
 	if err := os.MkdirAll(d.statusAt, 0o755); err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"sort"
 	"strings"
 
@@ -31,7 +30,7 @@ func (g *Git) WriteStatus(ctx context.Context, files map[string][]byte, message 
 	if err := checkStatusPaths(files); err != nil {
 		return false, err
 	}
-	files, message = redactStatus(files, message)
+	message = redact.Text(message)
 	if strings.TrimSpace(message) == "" {
 		message = "Update status"
 	}
@@ -61,27 +60,6 @@ func (g *Git) WriteStatus(ctx context.Context, files map[string][]byte, message 
 		}
 		wait = min(2*wait, MaxPushBackoff)
 	}
-}
-
-// redactStatus hides the credentials status files and the commit message
-// may quote (see package redact): they are pushed where everyone who can
-// read the repository reads them.
-func redactStatus(files map[string][]byte, message string) (map[string][]byte, string) {
-	var out map[string][]byte
-	for p, data := range files {
-		clean := redact.Bytes(data)
-		if len(clean) == len(data) && string(clean) == string(data) {
-			continue
-		}
-		if out == nil {
-			out = maps.Clone(files)
-		}
-		out[p] = clean
-	}
-	if out == nil {
-		out = files
-	}
-	return out, redact.Text(message)
 }
 
 // checkStatusPaths refuses status file names that are not plain relative
