@@ -3,6 +3,7 @@ package argocd_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -20,6 +21,9 @@ var healthScripts = []struct{ file, group, kind string }{
 
 const healthConfigMap = "health/argocd-cm.yaml"
 
+// healthLib holds the helpers the scripts share (condition).
+const healthLib = "lib.lua"
+
 // configMapWithHealth is the argocd-cm snippet holding every script under
 // resource.customizations.health.<group>_<kind> (github.com/argoproj/argo-cd
 // docs/operator-manual/health.md).
@@ -29,7 +33,8 @@ func configMapWithHealth(t *testing.T) string {
 	b.WriteString(`# Health checks for the resources siteops renders, for Argo CD's argocd-cm
 # ConfigMap: merge these keys into it (kubectl -n argocd patch configmap
 # argocd-cm --patch-file examples/argocd/health/argocd-cm.yaml). Generated
-# from the .lua files next to this one (go test ./examples/argocd -update);
+# from the .lua files next to this one, lib.lua in front of those that use it
+# (go test ./examples/argocd -update);
 # docs/argocd.md says what each shows.
 apiVersion: v1
 kind: ConfigMap
@@ -41,10 +46,19 @@ metadata:
     app.kubernetes.io/part-of: argocd
 data:
 `)
+	lib, err := os.ReadFile(filepath.Join("health", healthLib))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, s := range healthScripts {
 		data, err := os.ReadFile(filepath.Join("health", s.file))
 		if err != nil {
 			t.Fatal(err)
+		}
+		// Argo CD runs each script alone: the helpers it calls go in
+		// front of it.
+		if strings.Contains(string(data), "condition(") {
+			data = slices.Concat(lib, []byte("\n"), data)
 		}
 		b.WriteString("  resource.customizations.health." + s.group + "_" + s.kind + ": |\n")
 		for _, line := range strings.SplitAfter(strings.TrimRight(string(data), "\n")+"\n", "\n") {

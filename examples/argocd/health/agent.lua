@@ -3,16 +3,6 @@
 -- (openshift/assisted-service internal/controller/controllers/agent_controller.go,
 -- updateStatus): conditions, debugInfo and progress.
 local hs = {}
-local function condition(name)
-  if obj.status ~= nil and obj.status.conditions ~= nil then
-    for _, c in ipairs(obj.status.conditions) do
-      if c.type == name then
-        return c
-      end
-    end
-  end
-  return nil
-end
 
 local installed = condition("Installed")
 local validated = condition("Validated")

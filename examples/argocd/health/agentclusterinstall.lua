@@ -4,16 +4,6 @@
 -- internal/controller/controllers/clusterdeployments_controller.go,
 -- updateStatus): the conditions, debugInfo, progress and validationsInfo.
 local hs = {}
-local function condition(name)
-  if obj.status ~= nil and obj.status.conditions ~= nil then
-    for _, c in ipairs(obj.status.conditions) do
-      if c.type == name then
-        return c
-      end
-    end
-  end
-  return nil
-end
 -- The cluster validation that fails when a registered host cannot be
 -- installed (its Agent says why).
 local function hostsNotReady()

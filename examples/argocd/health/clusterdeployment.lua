@@ -3,16 +3,6 @@
 -- spec.installed when the installation completed (openshift/hive
 -- pkg/controller/clusterdeployment/clusterinstalls.go).
 local hs = {}
-local function condition(name)
-  if obj.status ~= nil and obj.status.conditions ~= nil then
-    for _, c in ipairs(obj.status.conditions) do
-      if c.type == name then
-        return c
-      end
-    end
-  end
-  return nil
-end
 
 local failed = condition("ProvisionFailed")
 local installFailed = condition("ClusterInstallFailed")

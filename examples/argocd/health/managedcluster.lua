@@ -3,16 +3,6 @@
 -- write (open-cluster-management-io/api cluster/v1/types.go). A site's
 -- cluster joins the hub only once it is installed and imported.
 local hs = {}
-local function condition(name)
-  if obj.status ~= nil and obj.status.conditions ~= nil then
-    for _, c in ipairs(obj.status.conditions) do
-      if c.type == name then
-        return c
-      end
-    end
-  end
-  return nil
-end
 
 local accepted = condition("HubAcceptedManagedCluster")
 local joined = condition("ManagedClusterJoined")
