@@ -6,7 +6,8 @@ import (
 )
 
 // Bounds are how long a site may wait before it needs attention, in the
-// engine's time. A bound of zero or less is off.
+// engine's time. A zero bound takes its default (DefaultBounds), a
+// negative one is off.
 type Bounds struct {
 	// StuckAfter: no host registered this long after the site was
 	// applied (or last moved). assisted-service itself never gives up on
@@ -27,6 +28,19 @@ type Bounds struct {
 
 // DefaultBounds are the bounds the loop uses unless told otherwise.
 var DefaultBounds = Bounds{StuckAfter: 90 * time.Minute, NoProgressAfter: 90 * time.Minute, SettleAfter: 5 * time.Minute}
+
+// WithDefaults fills each zero bound with its default.
+func (b Bounds) WithDefaults() Bounds {
+	fill := func(d *time.Duration, def time.Duration) {
+		if *d == 0 {
+			*d = def
+		}
+	}
+	fill(&b.StuckAfter, DefaultBounds.StuckAfter)
+	fill(&b.NoProgressAfter, DefaultBounds.NoProgressAfter)
+	fill(&b.SettleAfter, DefaultBounds.SettleAfter)
+	return b
+}
 
 // ErrNotFound is returned for a site the engine does not hold.
 var ErrNotFound = errors.New("no such site")

@@ -80,8 +80,9 @@ func WithRetryInterval(d time.Duration) Option { return func(o *options) { o.ret
 func WithRetryFor(d time.Duration) Option { return func(o *options) { o.retryFor = d } }
 
 // WithBounds sets how long a site may go without registering a host or
-// without progress before it needs attention (engine.DefaultBounds).
-func WithBounds(b engine.Bounds) Option { return func(o *options) { o.bounds = b } }
+// without progress before it needs attention (a zero bound takes its
+// default, a negative one is off).
+func WithBounds(b engine.Bounds) Option { return func(o *options) { o.bounds = b.WithDefaults() } }
 
 // WithInstance names this siteops on the hub (LabelInstance); give each
 // fleet repository that shares a hub its own.

@@ -47,8 +47,8 @@ type Options struct {
 	// BatchEvents bounds how many events one commit covers at SpeedMax
 	// (default 50,000).
 	BatchEvents int
-	// Bounds say when a site that does not move needs attention
-	// (default engine.DefaultBounds; a negative bound is off).
+	// Bounds say when a site that does not move needs attention (a zero
+	// bound takes its default, a negative one is off).
 	Bounds engine.Bounds
 	// NoSync skips fsync on commit: the store survives a killed process
 	// but not a power loss. Benchmarks use it.
@@ -78,9 +78,7 @@ func (o *Options) defaults() {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	if o.Bounds == (engine.Bounds{}) {
-		o.Bounds = engine.DefaultBounds
-	}
+	o.Bounds = o.Bounds.WithDefaults()
 	if o.BatchEvents <= 0 {
 		o.BatchEvents = 50000
 	}
