@@ -191,6 +191,10 @@ type doc struct {
 	// renamed: the build changed the object's name or namespace, or made
 	// the object.
 	renamed bool
+	// res is the object of a native result as kustomize holds it inside a
+	// build (build annotations included), for a parent's native build. It
+	// is shared and never changed.
+	res *resource.Resource
 }
 
 func (c *Cache) get(k cacheKey, f func() (*dirResult, error)) (*dirResult, error) {
@@ -283,6 +287,12 @@ func (b *builder) run(ctx context.Context, kd *kdir, m mode) (*dirResult, error)
 	}
 	compute := func() (*dirResult, error) {
 		switch {
+		case useKrusty && kd.native && !b.exact && !b.o.noNative && (m != modeTop || kd.k.SortOptions == nil):
+			r, err := b.native(ctx, kd)
+			if errors.Is(err, errNotNative) {
+				return b.krustyBuild(ctx, kd, m)
+			}
+			return r, err
 		case useKrusty:
 			return b.krustyBuild(ctx, kd, m)
 		case kd.class == classFlat:

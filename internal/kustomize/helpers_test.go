@@ -206,3 +206,30 @@ func kust(body string) string {
 func marker(path string) string {
 	return fmt.Sprintf("#!/bin/sh\ntouch %s\necho 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ran'\n", path)
 }
+
+// buildPath is how a build made its objects.
+type buildPath string
+
+const (
+	byFiles  buildPath = "from the files alone"
+	byNative buildPath = "natively"
+	byKrusty buildPath = "with krusty"
+)
+
+// pathOf runs build and tells how it built: with krusty if krusty ran at
+// all, natively if only the native path ran, else from the files alone.
+// Tests that use it do not run in parallel.
+func pathOf(build func()) buildPath {
+	k, n := krustyRuns.Load(), nativeRuns.Load()
+	build()
+	switch {
+	case krustyRuns.Load() != k:
+		return byKrusty
+	case nativeRuns.Load() != n:
+		return byNative
+	}
+	return byFiles
+}
+
+// noNative builds every transforming directory with krusty.
+func noNative(o *options) { o.noNative = true }

@@ -133,6 +133,9 @@ type options struct {
 	maxFileSize int64
 	workers     int
 	cache       *Cache
+	// noNative builds every transforming directory with krusty (tests
+	// compare the two paths).
+	noNative bool
 }
 
 // WithAllowRemote lets kustomizations use remote bases and resources

@@ -61,6 +61,8 @@ type kdir struct {
 	files []string
 
 	class class
+	// native: the directory is of a shape the native path builds.
+	native bool
 	// whole: the tree uses vars, configurations or crds, which act across
 	// sibling directories, so it must be built by krusty as one.
 	whole bool
@@ -270,6 +272,7 @@ func (b *builder) planDir(dir string, chain []string) (*kdir, error) {
 	}
 	slices.Sort(kd.closure)
 	kd.closure = slices.Compact(kd.closure)
+	kd.native = kd.class == classFull && kd.nativeShape()
 	kd.key, err = b.contentKey(kd)
 	return kd, err
 }

@@ -1,0 +1,417 @@
+package kustomize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"sigs.k8s.io/kustomize/api/builtins"
+	"sigs.k8s.io/kustomize/api/ifc"
+	"sigs.k8s.io/kustomize/api/resmap"
+	"sigs.k8s.io/kustomize/api/resource"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/resid"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// The native path builds the common overlay shapes (a namespace, a name
+// prefix or suffix, labels, annotations, strategic-merge and JSON 6902
+// patches over resource files and directories) without krusty's target
+// machinery: the objects of the bases come parsed from the build's memo
+// and the results of other directories, and the overlay's transformations
+// run as kustomize's own built-in plugins, configured the way krusty
+// configures them (api/internal/target/kusttarget_configplugin.go), in
+// krusty's order. What krusty would do beyond that (rewriting references
+// to renamed objects, the fields it sets on workload kinds) is guarded:
+// when the objects of a tree could be affected, or when anything fails,
+// the directory is built by krusty instead, which also gives kustomize's
+// own error messages.
+
+// nativeFields are the kustomization fields the native path builds.
+var nativeFields = map[string]bool{
+	"apiVersion": true, "kind": true, "metadata": true,
+	"resources": true, "bases": true,
+	"namespace": true, "namePrefix": true, "nameSuffix": true,
+	"commonLabels": true, "labels": true, "commonAnnotations": true,
+	"patches": true, "patchesStrategicMerge": true, "patchesJson6902": true,
+}
+
+// Field specifications of kustomize's default transformer configuration
+// (api/internal/konfig/builtinpluginconsts: namespace.go, nameprefix.go,
+// namesuffix.go, metadatalabels.go, commonannotations.go), as far as the
+// native path uses them.
+var (
+	namespaceFieldSpecs = []types.FieldSpec{
+		{Gvk: gvk("", "", "Namespace"), Path: "metadata/name", CreateIfNotPresent: true},
+		{Gvk: gvk("apiregistration.k8s.io", "", "APIService"), Path: "spec/service/namespace", CreateIfNotPresent: true},
+		{Gvk: gvk("apiextensions.k8s.io", "", "CustomResourceDefinition"), Path: "spec/conversion/webhook/clientConfig/service/namespace"},
+	}
+	nameFieldSpecs        = []types.FieldSpec{{Path: "metadata/name"}}
+	metadataLabelsSpec    = types.FieldSpec{Path: "metadata/labels", CreateIfNotPresent: true}
+	metadataAnnotationsFS = []types.FieldSpec{{Path: "metadata/annotations", CreateIfNotPresent: true}}
+)
+
+// templateKinds are the kinds kustomize's default commonLabels,
+// commonAnnotations and template-label configurations reach beyond
+// metadata (selectors, pod templates; commonlabels.go, metadatalabels.go,
+// templatelabels.go and commonannotations.go in
+// api/internal/konfig/builtinpluginconsts), matched by kind in any group.
+// Labels or annotations over objects of these kinds are built by krusty.
+var templateKinds = setOf("Service", "ReplicationController", "Deployment", "ReplicaSet",
+	"DaemonSet", "StatefulSet", "Job", "CronJob", "PodDisruptionBudget", "NetworkPolicy")
+
+func gvk(group, version, kind string) resid.Gvk {
+	return resid.Gvk{Group: group, Version: version, Kind: kind}
+}
+
+// errNotNative reports that a tree is outside what the native path
+// builds; the caller builds it with krusty.
+var errNotNative = errors.New("not built natively")
+
+// nativeShape reports whether the native path may build kd: a
+// Kustomization of native fields whose resources are files, flat
+// directories or directories of that shape.
+func (kd *kdir) nativeShape() bool {
+	if kd.isComponent || kd.whole || kd.remote || len(kd.plugins) > 0 || len(kd.components) > 0 || len(kd.siteConfig) > 0 {
+		return false
+	}
+	for f := range kd.fields {
+		if !nativeFields[f] {
+			return false
+		}
+	}
+	for _, l := range kd.k.Labels {
+		// Selectors and templates take fields of kustomize's default
+		// configuration the native path does not carry.
+		if l.IncludeSelectors || l.IncludeTemplates || len(l.FieldSpecs) > 0 {
+			return false
+		}
+	}
+	for _, e := range kd.resources {
+		if e.isDir() && e.sub.class != classFlat && !e.sub.native {
+			return false
+		}
+	}
+	return true
+}
+
+// nativeRuns counts the directories built by the native path, for tests.
+var nativeRuns atomic.Int64
+
+// nativeObject is an object on its way through the native path: the
+// kustomize resource, with build annotations, and what is known of where
+// it came from.
+type nativeObject struct {
+	res *resource.Resource
+	in  *doc // the document it was read as
+}
+
+// native builds kd without krusty, or returns errNotNative (wrapped) when
+// krusty must.
+func (b *builder) native(ctx context.Context, kd *kdir) (r *dirResult, err error) {
+	defer func() {
+		// kustomize panics on some malformed input; krusty, run on the
+		// same tree, reports it.
+		if p := recover(); p != nil {
+			r, err = nil, fmt.Errorf("%w: %v", errNotNative, p)
+		}
+	}()
+	objs, cacheable, err := b.nativeObjects(ctx, kd, "")
+	if err != nil {
+		return nil, err
+	}
+	nativeRuns.Add(1)
+	r = &dirResult{cacheable: cacheable, docs: make([]*doc, len(objs))}
+	for i, o := range objs {
+		if r.docs[i], err = nativeDoc(o); err != nil {
+			return nil, fmt.Errorf("%w: %v", errNotNative, err)
+		}
+	}
+	return r, nil
+}
+
+// nativeObjects accumulates the objects of kd's resources and runs its
+// transformations on them. ns is the namespace kd inherits from a parent
+// that sets one.
+func (b *builder) nativeObjects(ctx context.Context, kd *kdir, ns string) ([]nativeObject, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	if len(kd.siteConfig) > 0 {
+		return nil, false, fmt.Errorf("%w: %s lists SiteConfig generators", errNotNative, kd.file)
+	}
+	if kd.k.Namespace == "" && ns != "" {
+		// kustomize hands the namespace down to a kustomization that sets
+		// none, whose namespace transformer then sets it.
+		inherit := *kd
+		inherit.k.Namespace = ns
+		kd = &inherit
+	}
+	ns = kd.k.Namespace
+	var objs []nativeObject
+	cacheable := true
+	for _, e := range kd.resources {
+		part, ok, err := b.nativePart(ctx, e, ns)
+		if err != nil {
+			return nil, false, err
+		}
+		cacheable = cacheable && ok
+		objs = append(objs, part...)
+	}
+	ts, err := b.nativeTransformers(kd)
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: %v", errNotNative, err)
+	}
+	if len(ts) == 0 {
+		return objs, cacheable, nil
+	}
+	if err := guardNative(kd, objs); err != nil {
+		return nil, false, err
+	}
+	m := resmap.New()
+	byRes := make(map[*resource.Resource]*doc, len(objs))
+	for _, o := range objs {
+		if err := m.Append(o.res); err != nil {
+			return nil, false, fmt.Errorf("%w: %v", errNotNative, err)
+		}
+		byRes[o.res] = o.in
+	}
+	b.sem <- struct{}{}
+	for _, t := range ts {
+		if err = t.Transform(m); err != nil {
+			break
+		}
+		m.DropEmpties()
+	}
+	<-b.sem
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: %v", errNotNative, err)
+	}
+	out := make([]nativeObject, 0, m.Size())
+	for _, res := range m.Resources() {
+		in, ok := byRes[res]
+		if !ok {
+			return nil, false, fmt.Errorf("%w: a transformation made an object", errNotNative)
+		}
+		out = append(out, nativeObject{res: res, in: in})
+	}
+	return out, cacheable, nil
+}
+
+// nativePart returns fresh copies of the objects of one resources entry.
+func (b *builder) nativePart(ctx context.Context, e *entry, ns string) ([]nativeObject, bool, error) {
+	var docs []*doc
+	cacheable := true
+	switch {
+	case !e.isDir():
+		d, err := b.fileDocs(e.path)
+		if err != nil {
+			return nil, false, fmt.Errorf("%w: %v", errNotNative, err)
+		}
+		docs = d
+	case e.sub.k.Namespace == "" && ns != "":
+		// The directory takes the inherited namespace, so its result is
+		// not the one cached for it.
+		return b.nativeObjects(ctx, e.sub, ns)
+	default:
+		r, err := b.run(ctx, e.sub, modeChild)
+		if err != nil {
+			return nil, false, fmt.Errorf("build kustomization %s: %w", e.sub.dir, err)
+		}
+		if len(r.gens) > 0 || len(r.warnings) > 0 {
+			return nil, false, fmt.Errorf("%w: %s has SiteConfig generators", errNotNative, e.raw)
+		}
+		docs, cacheable = r.docs, r.cacheable
+	}
+	out := make([]nativeObject, len(docs))
+	for i, d := range docs {
+		src := d.res
+		if src == nil && d.src != nil {
+			src = d.src.res
+		}
+		if src == nil {
+			return nil, false, fmt.Errorf("%w: %s was built by krusty", errNotNative, e.raw)
+		}
+		out[i] = nativeObject{res: src.DeepCopy(), in: d}
+	}
+	return out, cacheable, nil
+}
+
+// guardNative refuses the native path for objects kustomize would treat
+// in ways it does not reproduce.
+func guardNative(kd *kdir, objs []nativeObject) error {
+	labels := len(kd.k.CommonLabels) > 0 || len(kd.k.Labels) > 0 || len(kd.k.CommonAnnotations) > 0
+	for _, o := range objs {
+		kind := o.res.GetKind()
+		switch {
+		case referrerKinds[kind]:
+			// kustomize rewrites the references of these kinds to objects
+			// a transformation renames.
+			return fmt.Errorf("%w: %s can refer to renamed objects", errNotNative, kind)
+		case labels && templateKinds[kind]:
+			return fmt.Errorf("%w: labels of %s reach past its metadata", errNotNative, kind)
+		}
+	}
+	return nil
+}
+
+// nativeTransformers configures kd's built-in transformations, in the
+// order and with the configuration krusty gives them.
+func (b *builder) nativeTransformers(kd *kdir) ([]resmap.Transformer, error) {
+	k := &kd.k
+	h := resmap.NewPluginHelpers(&nativeLoader{b: b, kd: kd}, nil, resmap.NewFactory(b.rf), types.DisabledPluginConfig())
+	var out []resmap.Transformer
+	add := func(p resmap.TransformerPlugin, c any) error {
+		y, err := sigsyaml.Marshal(c)
+		if err != nil {
+			return err
+		}
+		if err := p.Config(h, y); err != nil {
+			return err
+		}
+		out = append(out, p)
+		return nil
+	}
+	if len(k.PatchesStrategicMerge) > 0 {
+		c := struct {
+			Paths []types.PatchStrategicMerge `json:"paths,omitempty"`
+		}{k.PatchesStrategicMerge}
+		if err := add(&builtins.PatchStrategicMergeTransformerPlugin{}, c); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range k.Patches {
+		c := struct {
+			Path    string           `json:"path,omitempty"`
+			Patch   string           `json:"patch,omitempty"`
+			Target  *types.Selector  `json:"target,omitempty"`
+			Options *types.PatchArgs `json:"options,omitempty"`
+		}{p.Path, p.Patch, p.Target, p.Options}
+		if err := add(&builtins.PatchTransformerPlugin{}, c); err != nil {
+			return nil, err
+		}
+	}
+	if ns := k.Namespace; ns != "" {
+		c := struct {
+			types.ObjectMeta `json:"metadata,omitempty"`
+			FieldSpecs       []types.FieldSpec
+		}{types.ObjectMeta{Namespace: ns}, namespaceFieldSpecs}
+		if err := add(&builtins.NamespaceTransformerPlugin{}, c); err != nil {
+			return nil, err
+		}
+	}
+	if k.NamePrefix != "" {
+		c := struct {
+			Prefix     string            `json:"prefix,omitempty"`
+			FieldSpecs []types.FieldSpec `json:"fieldSpecs,omitempty"`
+		}{k.NamePrefix, nameFieldSpecs}
+		if err := add(&builtins.PrefixTransformerPlugin{}, c); err != nil {
+			return nil, err
+		}
+	}
+	if k.NameSuffix != "" {
+		c := struct {
+			Suffix     string            `json:"suffix,omitempty"`
+			FieldSpecs []types.FieldSpec `json:"fieldSpecs,omitempty"`
+		}{k.NameSuffix, nameFieldSpecs}
+		if err := add(&builtins.SuffixTransformerPlugin{}, c); err != nil {
+			return nil, err
+		}
+	}
+	if len(k.Labels) > 0 || len(k.CommonLabels) > 0 {
+		type labelConfig struct {
+			Labels     map[string]string
+			FieldSpecs []types.FieldSpec
+		}
+		for _, l := range k.Labels {
+			if err := add(&builtins.LabelTransformerPlugin{}, labelConfig{l.Pairs, []types.FieldSpec{metadataLabelsSpec}}); err != nil {
+				return nil, err
+			}
+		}
+		if err := add(&builtins.LabelTransformerPlugin{}, labelConfig{k.CommonLabels, []types.FieldSpec{metadataLabelsSpec}}); err != nil {
+			return nil, err
+		}
+	}
+	if len(k.CommonAnnotations) > 0 {
+		c := struct {
+			Annotations map[string]string
+			FieldSpecs  []types.FieldSpec
+		}{k.CommonAnnotations, metadataAnnotationsFS}
+		if err := add(&builtins.AnnotationsTransformerPlugin{}, c); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range k.PatchesJson6902 {
+		c := struct {
+			Target *types.Selector `json:"target,omitempty"`
+			Path   string          `json:"path,omitempty"`
+			JsonOp string          `json:"jsonOp,omitempty"`
+		}{p.Target, p.Path, p.Patch}
+		if err := add(&builtins.PatchJson6902TransformerPlugin{}, c); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// nativeLoader serves the built-in plugins of one kustomization the files
+// its plan checked, and nothing else.
+type nativeLoader struct {
+	b  *builder
+	kd *kdir
+}
+
+var _ ifc.Loader = (*nativeLoader)(nil)
+
+func (l *nativeLoader) Repo() string { return "" }
+func (l *nativeLoader) Root() string { return toVirtual(l.kd.dir) }
+func (l *nativeLoader) New(string) (ifc.Loader, error) {
+	return nil, fmt.Errorf("%w: a plugin asked for another root", errNotNative)
+}
+func (l *nativeLoader) Cleanup() error { return nil }
+
+func (l *nativeLoader) Load(location string) ([]byte, error) {
+	if path.IsAbs(location) || strings.Contains(location, "://") {
+		return nil, fmt.Errorf("%w: %s is not a checked file", errNotNative, location)
+	}
+	p := path.Join(l.kd.dir, location)
+	if escapes(p) {
+		return nil, fmt.Errorf("%w: %s is not a checked file", errNotNative, location)
+	}
+	real, err := l.b.res.resolve(p)
+	if err != nil || !slices.Contains(l.kd.files, real) {
+		// Not a file the plan checked: an inline patch, which the plugin
+		// reads as such after this error, or a file krusty should report.
+		return nil, fmt.Errorf("%s: not a checked file of %s", location, l.kd.file)
+	}
+	return l.b.readFile(real)
+}
+
+// nativeDoc turns a built object into the document of a result.
+func nativeDoc(o nativeObject) (*doc, error) {
+	data, err := outputYAML(o.res)
+	if err != nil {
+		return nil, err
+	}
+	id := idOf(o.res)
+	in := o.in
+	d := &doc{
+		Document: Document{
+			Data:       data,
+			APIVersion: id.apiVersion, Kind: id.kind, Namespace: id.namespace, Name: id.name,
+			Origin:   in.Origin,
+			Modified: in.Modified || string(data) != string(in.Data),
+		},
+		id:      id,
+		res:     o.res,
+		renamed: in.renamed || id.name != in.id.name || id.namespace != in.id.namespace || id.kind != in.id.kind,
+	}
+	if v, ok := o.res.GetAnnotations()[localConfigAnnotation]; ok && v != "false" {
+		d.local = true
+	}
+	return d, nil
+}
