@@ -473,6 +473,16 @@ func setOf(s ...string) map[string]bool {
 // object of a referable kind while another holds objects that can refer
 // to it.
 func crossReferences(parts []part) bool {
+	referrers := false
+	for _, p := range parts {
+		for _, d := range p.docs {
+			referrers = referrers || referrerKinds[d.Kind]
+		}
+	}
+	if !referrers {
+		// Nothing refers to anything: renames cannot matter.
+		return false
+	}
 	renames, refers := -1, -1
 	for i, p := range parts {
 		var ren, ref bool
