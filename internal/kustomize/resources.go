@@ -161,7 +161,7 @@ func outputYAML(r *resource.Resource) ([]byte, error) {
 	if err := c.ClearTransformations(); err != nil {
 		return nil, err
 	}
-	return c.AsYAML()
+	return krustyYAML(c)
 }
 
 // trackAnnotation carries a document's origin through a krusty build: its
