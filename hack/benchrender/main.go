@@ -24,6 +24,15 @@
 // generator was measured with (single process over the whole fleet, output
 // discarded, several runs because wall times on shared machines are noisy).
 //
+// Each row also gives the median CPU time (user + system) of the child,
+// which on a shared machine varies less than wall time. For the overlays
+// layout, kustomize itself builds the same fleet (`kustomize build DIR`,
+// -runs times) in a row of its own, and a line after the table gives the
+// ratio of the two by CPU and by wall time. The kustomize binary is -kustomize,
+// else kustomize on PATH, else the release built on the same kustomize API
+// as siteops, installed with go install into the user cache on first use;
+// benchrender says when it cannot be had and measures siteops alone.
+//
 // A run that exits non-zero ends the runs of that size, shape and layout,
 // its exit code goes into the table and the tail of its stderr is printed;
 // after the table, benchrender exits 1. A render that exits 0 without
@@ -77,6 +86,7 @@ type config struct {
 	work      string
 	keep      bool
 	timeout   time.Duration
+	kustomize string // the peer for the overlays layout; "none" for none
 }
 
 // variant is a layout and format of the generated fleet.
@@ -120,11 +130,16 @@ type result struct {
 	layout    variant
 	runs      int             // renders started
 	walls     []time.Duration // one per successful run
+	cpus      []time.Duration // user + system time of each successful run
 	outBytes  int64           // stdout bytes of the last run
 	peakRSS   int64           // bytes; -1 when unknown
 	exitCode  int
 	exitNote  string // "timeout" or "signal" when the child did not exit normally, "no output" when it printed nothing
 	generated time.Duration
+	dir       string // the fleet
+	isPeer    bool   // a kustomize build row
+	// peer is kustomize build on the same fleet, for the overlays layout.
+	peer *result
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -150,6 +165,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
+	peer := ""
+	if slices.ContainsFunc(cfg.layouts, func(v variant) bool { return v.layout == gen.LayoutOverlays }) {
+		peer = findKustomize(ctx, cfg.kustomize, stderr)
+	}
+
 	var results []result
 	for _, size := range cfg.sizes {
 		for _, shape := range cfg.shapes {
@@ -161,6 +181,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				if err != nil {
 					return fmt.Errorf("%s %s x %d: %w", layout, shape, size, err)
 				}
+				if layout.layout == gen.LayoutOverlays && peer != "" {
+					pr := measurePeer(ctx, cfg, peer, r, stderr)
+					r.peer = &pr
+				}
 				results = append(results, r)
 			}
 		}
@@ -169,11 +193,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := printTable(stdout, results); err != nil {
 		return fmt.Errorf("print table: %w", err)
 	}
+	printRatios(stdout, results)
 	if cfg.keep || cfg.work != "" {
 		fmt.Fprintf(stderr, "fleets kept in %s\n", work)
 	}
 	for _, r := range results {
-		if r.exitCode != 0 {
+		if r.exitCode != 0 || (r.peer != nil && r.peer.exitCode != 0) {
 			return errRunFailed
 		}
 	}
@@ -196,6 +221,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.work, "work", "", "directory for the generated fleets (default: a temporary directory, removed at the end)")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory with the generated fleets")
 	fs.DurationVar(&cfg.timeout, "timeout", 30*time.Minute, "limit for one render; 0 means none")
+	fs.StringVar(&cfg.kustomize, "kustomize", "", "kustomize binary run on the overlays layout for comparison (default: kustomize on PATH, else "+
+		peerKustomize+" installed with go install into the user cache); none to skip it")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: benchrender -bin PATH [-sizes 1000,10000] [-shapes sno,ha] [-layouts files,generators,overlays] [-manifests 20] [-runs 3]")
 		fs.PrintDefaults()
@@ -258,10 +285,32 @@ func measure(ctx context.Context, cfg config, bin, work string, size int, shape 
 	r.generated = time.Since(start)
 	fmt.Fprintf(stderr, "%s: fleet written to %s in %s\n", label, dir, r.generated.Round(time.Millisecond))
 
+	r.dir = dir
+	runs(ctx, cfg, &r, label, renderArgs(bin, dir), stderr)
+	if r.exitCode == 0 && len(r.walls) > 0 && r.outBytes == 0 {
+		// A render that finds no site exits 0 too; do not let its row pass
+		// for a measurement of the fleet.
+		r.exitNote = "no output"
+		fmt.Fprintf(stderr, "%s: the render printed nothing; the binary may not read this layout\n", label)
+	}
+	return r, nil
+}
+
+// measurePeer runs kustomize build on the fleet of r cfg.runs times.
+func measurePeer(ctx context.Context, cfg config, kustomize string, r result, stderr io.Writer) result {
+	p := result{size: r.size, shape: r.shape, layout: r.layout, peakRSS: -1, dir: r.dir, isPeer: true}
+	runs(ctx, cfg, &p, fmt.Sprintf("kustomize build %s %s x %d", r.layout, r.shape, r.size), []string{kustomize, "build", r.dir}, stderr)
+	return p
+}
+
+// runs runs the command line cfg.runs times, recording each run in r.
+func runs(ctx context.Context, cfg config, r *result, label string, argv []string, stderr io.Writer) {
 	for i := range cfg.runs {
-		rr, err := renderOnce(ctx, bin, dir, cfg.timeout)
+		rr, err := runOnce(ctx, argv, cfg.timeout)
 		if err != nil {
-			return r, fmt.Errorf("run %d: %w", i+1, err)
+			r.exitCode, r.exitNote = -1, "not started"
+			fmt.Fprintf(stderr, "%s: run %d: %v\n", label, i+1, err)
+			return
 		}
 		r.runs++
 		r.peakRSS = max(r.peakRSS, rr.peakRSS)
@@ -275,22 +324,17 @@ func measure(ctx context.Context, cfg config, bin, work string, size int, shape 
 			break
 		}
 		r.walls = append(r.walls, rr.wall)
+		r.cpus = append(r.cpus, rr.cpu)
 		r.outBytes = rr.outBytes
-		fmt.Fprintf(stderr, "%s: run %d: %s, %.1f MB out, peak RSS %s\n",
-			label, i+1, rr.wall.Round(time.Millisecond), float64(rr.outBytes)/1e6, benchutil.MB(rr.peakRSS))
+		fmt.Fprintf(stderr, "%s: run %d: %s (CPU %s), %.1f MB out, peak RSS %s\n",
+			label, i+1, rr.wall.Round(time.Millisecond), rr.cpu.Round(time.Millisecond), float64(rr.outBytes)/1e6, benchutil.MB(rr.peakRSS))
 	}
-	if r.exitCode == 0 && len(r.walls) > 0 && r.outBytes == 0 {
-		// A render that finds no site exits 0 too; do not let its row pass
-		// for a measurement of the fleet.
-		r.exitNote = "no output"
-		fmt.Fprintf(stderr, "%s: the render printed nothing; the binary may not read this layout\n", label)
-	}
-	return r, nil
 }
 
 // runResult is one render.
 type runResult struct {
 	wall       time.Duration
+	cpu        time.Duration // user + system
 	outBytes   int64
 	peakRSS    int64 // bytes; -1 when unknown
 	exitCode   int
@@ -298,10 +342,19 @@ type runResult struct {
 	stderrTail string
 }
 
-// renderOnce runs the siteops render command line on the fleet in dir. It
-// returns an error only when the child could not be started; a child that
-// fails is reported through exitCode.
-func renderOnce(ctx context.Context, bin, dir string, timeout time.Duration) (runResult, error) {
+// renderArgs is the siteops render command line on the fleet in dir.
+func renderArgs(bin, dir string) []string {
+	return []string{bin, "render",
+		"--root", dir,
+		"--extra-manifests-dir", filepath.Join(dir, gen.ExtraManifestsDir),
+		dir,
+		"-o", "yaml"}
+}
+
+// runOnce runs a command line with its output counted. It returns an
+// error only when the child could not be started; a child that fails is
+// reported through exitCode.
+func runOnce(ctx context.Context, argv []string, timeout time.Duration) (runResult, error) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -311,11 +364,7 @@ func renderOnce(ctx context.Context, bin, dir string, timeout time.Duration) (ru
 		out  countWriter
 		tail = tailWriter{max: 4 << 10}
 	)
-	cmd := exec.CommandContext(ctx, bin, "render",
-		"--root", dir,
-		"--extra-manifests-dir", filepath.Join(dir, gen.ExtraManifestsDir),
-		dir,
-		"-o", "yaml")
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdout = &out
 	cmd.Stderr = &tail
 	// After a timeout kill, do not wait forever for grandchildren that
@@ -327,9 +376,10 @@ func renderOnce(ctx context.Context, bin, dir string, timeout time.Duration) (ru
 	res := runResult{wall: time.Since(start), outBytes: out.n, peakRSS: -1, stderrTail: string(tail.b)}
 	var exitErr *exec.ExitError
 	if err != nil && !errors.As(err, &exitErr) {
-		return res, fmt.Errorf("start render: %w", err)
+		return res, fmt.Errorf("start %s: %w", filepath.Base(argv[0]), err)
 	}
 	if ps := cmd.ProcessState; ps != nil {
+		res.cpu = ps.UserTime() + ps.SystemTime()
 		if rss, ok := benchutil.PeakRSS(ps); ok {
 			res.peakRSS = rss
 		}
@@ -346,12 +396,13 @@ func renderOnce(ctx context.Context, bin, dir string, timeout time.Duration) (ru
 
 func printTable(w io.Writer, results []result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "SIZE\tLAYOUT\tSHAPE\tRUNS\tBEST\tMEDIAN\tSITES/S\tOUTPUT MB\tPEAK RSS MB\tEXIT\t")
-	for _, r := range results {
-		best, median, rate, outMB := "-", "-", "-", "-"
+	fmt.Fprintln(tw, "SIZE\tLAYOUT\tSHAPE\tRUNS\tBEST\tMEDIAN\tCPU\tSITES/S\tOUTPUT MB\tPEAK RSS MB\tEXIT\t")
+	row := func(r result) {
+		best, median, cpu, rate, outMB := "-", "-", "-", "-", "-"
 		if len(r.walls) > 0 {
 			b, m := benchutil.BestMedian(r.walls)
-			best, median = formatSeconds(b), formatSeconds(m)
+			_, c := benchutil.BestMedian(r.cpus)
+			best, median, cpu = formatSeconds(b), formatSeconds(m), formatSeconds(c)
 			rate = fmt.Sprintf("%.0f", float64(r.size)/m.Seconds())
 			outMB = fmt.Sprintf("%.1f", float64(r.outBytes)/1e6)
 		}
@@ -359,10 +410,44 @@ func printTable(w io.Writer, results []result) error {
 		if r.exitNote != "" {
 			exit += " (" + r.exitNote + ")"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
-			r.size, r.layout, r.shape, r.runs, best, median, rate, outMB, benchutil.MB(r.peakRSS), exit)
+		layout := r.layout.String()
+		if r.isPeer {
+			layout += ":kustomize-build"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+			r.size, layout, r.shape, r.runs, best, median, cpu, rate, outMB, benchutil.MB(r.peakRSS), exit)
+	}
+	for _, r := range results {
+		row(r)
+		if r.peer != nil {
+			row(*r.peer)
+		}
 	}
 	return tw.Flush()
+}
+
+// printRatios says how many times faster siteops render is than kustomize
+// build on each overlays fleet, by median CPU time and median wall time.
+func printRatios(w io.Writer, results []result) {
+	for _, r := range results {
+		p := r.peer
+		if p == nil || len(r.walls) == 0 || len(p.walls) == 0 {
+			continue
+		}
+		_, rw := benchutil.BestMedian(r.walls)
+		_, rc := benchutil.BestMedian(r.cpus)
+		_, pw := benchutil.BestMedian(p.walls)
+		_, pc := benchutil.BestMedian(p.cpus)
+		fmt.Fprintf(w, "%s %s x %d: siteops render is %.1fx kustomize build by CPU (%s vs %s), %.1fx by wall time (%s vs %s)\n",
+			r.layout, r.shape, r.size, ratio(pc, rc), formatSeconds(rc), formatSeconds(pc), ratio(pw, rw), formatSeconds(rw), formatSeconds(pw))
+	}
+}
+
+func ratio(peer, own time.Duration) float64 {
+	if own <= 0 {
+		return 0
+	}
+	return peer.Seconds() / own.Seconds()
 }
 
 func formatSeconds(d time.Duration) string { return fmt.Sprintf("%.2fs", d.Seconds()) }

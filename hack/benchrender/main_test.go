@@ -35,6 +35,15 @@ func TestMain(m *testing.M) {
 }
 
 func fakeSiteops(args []string) int {
+	if len(args) == 2 && args[0] == "build" {
+		// The kustomize peer, on an overlays fleet.
+		if _, err := os.Stat(filepath.Join(args[1], "kustomization.yaml")); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 66
+		}
+		fmt.Print(strings.Repeat("---\nkind: ClusterInstance\n", 1000))
+		return 0
+	}
 	if len(args) != 8 || args[0] != "render" || args[1] != "--root" || args[3] != "--extra-manifests-dir" ||
 		args[4] != filepath.Join(args[2], "extra-manifests") || args[5] != args[2] || args[6] != "-o" || args[7] != "yaml" {
 		fmt.Fprintf(os.Stderr, "unexpected arguments %q\n", args)
@@ -66,17 +75,20 @@ func TestRun(t *testing.T) {
 		wantErr  error
 		wantCell string
 		wantRows []string // the LAYOUT and SHAPE cells, in order
+		// wantRatios is the number of lines comparing with kustomize.
+		wantRatios int
 	}{
 		{name: "render succeeds", exit: "0", wantCell: "  0", wantRows: []string{"files sno", "files ha"}},
 		{name: "render fails", exit: "3", wantErr: errRunFailed, wantCell: "  3", wantRows: []string{"files sno", "files ha"}},
 		{name: "render prints nothing", exit: "0", silent: true, wantCell: "0 (no output)", wantRows: []string{"files sno", "files ha"}},
 		{
 			name: "every layout", exit: "0", wantCell: "  0",
-			layouts: []string{"-layouts", "files,generators, overlays,files/clusterinstance"},
+			layouts: []string{"-layouts", "files,generators, overlays,files/clusterinstance", "-kustomize", os.Args[0]},
 			wantRows: []string{
-				"files sno", "generators sno", "overlays sno", "files/clusterinstance sno",
-				"files ha", "generators ha", "overlays ha", "files/clusterinstance ha",
+				"files sno", "generators sno", "overlays sno", "overlays:kustomize-build sno", "files/clusterinstance sno",
+				"files ha", "generators ha", "overlays ha", "overlays:kustomize-build ha", "files/clusterinstance ha",
 			},
+			wantRatios: 2,
 		},
 	}
 	for _, tt := range tests {
@@ -96,6 +108,14 @@ func TestRun(t *testing.T) {
 				t.Fatalf("run: %v, want %v\nstderr:\n%s", err, tt.wantErr, errOut.String())
 			}
 			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+			var ratios []string
+			for len(lines) > 0 && strings.Contains(lines[len(lines)-1], "kustomize build by CPU") {
+				ratios = append(ratios, lines[len(lines)-1])
+				lines = lines[:len(lines)-1]
+			}
+			if len(ratios) != tt.wantRatios {
+				t.Errorf("%d lines compare with kustomize, want %d:\n%s", len(ratios), tt.wantRatios, out.String())
+			}
 			if len(lines) != 1+len(tt.wantRows) {
 				t.Fatalf("table has %d lines, want header + %d:\n%s", len(lines), len(tt.wantRows), out.String())
 			}
