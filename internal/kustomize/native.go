@@ -111,38 +111,74 @@ type nativeObject struct {
 }
 
 // native builds kd without krusty, or returns errNotNative (wrapped) when
-// krusty must.
+// krusty must. The results of other directories are gathered first, then
+// the objects are copied and transformed under the build's semaphore, so
+// that only as many overlays as there are workers hold objects at once.
 func (b *builder) native(ctx context.Context, kd *kdir) (r *dirResult, err error) {
+	in, err := b.nativeInputs(ctx, kd, "")
+	if err != nil {
+		return nil, err
+	}
+	b.sem <- struct{}{}
 	defer func() {
+		<-b.sem
 		// kustomize panics on some malformed input; krusty, run on the
 		// same tree, reports it.
 		if p := recover(); p != nil {
 			r, err = nil, fmt.Errorf("%w: %v", errNotNative, p)
 		}
 	}()
-	objs, cacheable, err := b.nativeObjects(ctx, kd, "")
+	objs, err := b.nativeObjects(in)
 	if err != nil {
 		return nil, err
 	}
 	nativeRuns.Add(1)
-	r = &dirResult{cacheable: cacheable, docs: make([]*doc, len(objs))}
+	r = &dirResult{cacheable: in.cacheable(), docs: make([]*doc, len(objs))}
 	for i, o := range objs {
 		if r.docs[i], err = nativeDoc(o); err != nil {
 			return nil, fmt.Errorf("%w: %v", errNotNative, err)
+		}
+		if !kd.feedsNative {
+			// No parent reads the objects: keep only their text.
+			r.docs[i].res = nil
 		}
 	}
 	return r, nil
 }
 
-// nativeObjects accumulates the objects of kd's resources and runs its
-// transformations on them. ns is the namespace kd inherits from a parent
-// that sets one.
-func (b *builder) nativeObjects(ctx context.Context, kd *kdir, ns string) ([]nativeObject, bool, error) {
+// nativeInput is a directory to build natively, with what its resources
+// entries built to.
+type nativeInput struct {
+	kd    *kdir // with the namespace it inherits
+	parts []nativeInputPart
+}
+
+// nativeInputPart is one resources entry: the documents of a file or of
+// a directory built on its own, or a directory built in place (one that
+// inherits a namespace, so that its cached result does not apply).
+type nativeInputPart struct {
+	docs      []*doc
+	cacheable bool
+	sub       *nativeInput
+}
+
+func (in *nativeInput) cacheable() bool {
+	for _, p := range in.parts {
+		if (p.sub != nil && !p.sub.cacheable()) || (p.sub == nil && !p.cacheable) {
+			return false
+		}
+	}
+	return true
+}
+
+// nativeInputs gathers what kd's resources build to. ns is the namespace
+// kd inherits from a parent that sets one.
+func (b *builder) nativeInputs(ctx context.Context, kd *kdir, ns string) (*nativeInput, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if len(kd.siteConfig) > 0 {
-		return nil, false, fmt.Errorf("%w: %s lists SiteConfig generators", errNotNative, kd.file)
+		return nil, fmt.Errorf("%w: %s lists SiteConfig generators", errNotNative, kd.file)
 	}
 	if kd.k.Namespace == "" && ns != "" {
 		// kustomize hands the namespace down to a kustomization that sets
@@ -152,93 +188,94 @@ func (b *builder) nativeObjects(ctx context.Context, kd *kdir, ns string) ([]nat
 		kd = &inherit
 	}
 	ns = kd.k.Namespace
-	var objs []nativeObject
-	cacheable := true
-	for _, e := range kd.resources {
-		part, ok, err := b.nativePart(ctx, e, ns)
-		if err != nil {
-			return nil, false, err
+	in := &nativeInput{kd: kd, parts: make([]nativeInputPart, len(kd.resources))}
+	for i, e := range kd.resources {
+		p := &in.parts[i]
+		switch {
+		case !e.isDir():
+			docs, err := b.fileDocs(e.path)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", errNotNative, err)
+			}
+			p.docs, p.cacheable = docs, true
+		case e.sub.k.Namespace == "" && ns != "":
+			sub, err := b.nativeInputs(ctx, e.sub, ns)
+			if err != nil {
+				return nil, err
+			}
+			p.sub = sub
+		default:
+			r, err := b.run(ctx, e.sub, modeChild)
+			if err != nil {
+				return nil, fmt.Errorf("build kustomization %s: %w", e.sub.dir, err)
+			}
+			if len(r.gens) > 0 || len(r.warnings) > 0 {
+				return nil, fmt.Errorf("%w: %s has SiteConfig generators", errNotNative, e.raw)
+			}
+			p.docs, p.cacheable = r.docs, r.cacheable
 		}
-		cacheable = cacheable && ok
-		objs = append(objs, part...)
 	}
+	return in, nil
+}
+
+// nativeObjects copies the objects of in's resources and runs its
+// transformations on them.
+func (b *builder) nativeObjects(in *nativeInput) ([]nativeObject, error) {
+	var objs []nativeObject
+	for _, p := range in.parts {
+		if p.sub != nil {
+			sub, err := b.nativeObjects(p.sub)
+			if err != nil {
+				return nil, err
+			}
+			objs = append(objs, sub...)
+			continue
+		}
+		for _, d := range p.docs {
+			src := d.res
+			if src == nil && d.src != nil {
+				src = d.src.res
+			}
+			if src == nil {
+				return nil, fmt.Errorf("%w: %s was built by krusty", errNotNative, d.Origin)
+			}
+			objs = append(objs, nativeObject{res: src.DeepCopy(), in: d})
+		}
+	}
+	kd := in.kd
 	ts, err := b.nativeTransformers(kd)
 	if err != nil {
-		return nil, false, fmt.Errorf("%w: %v", errNotNative, err)
+		return nil, fmt.Errorf("%w: %v", errNotNative, err)
 	}
 	if len(ts) == 0 {
-		return objs, cacheable, nil
+		return objs, nil
 	}
 	if err := guardNative(kd, objs); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	m := resmap.New()
 	byRes := make(map[*resource.Resource]*doc, len(objs))
 	for _, o := range objs {
 		if err := m.Append(o.res); err != nil {
-			return nil, false, fmt.Errorf("%w: %v", errNotNative, err)
+			return nil, fmt.Errorf("%w: %v", errNotNative, err)
 		}
 		byRes[o.res] = o.in
 	}
-	b.sem <- struct{}{}
 	for _, t := range ts {
-		if err = t.Transform(m); err != nil {
-			break
+		if err := t.Transform(m); err != nil {
+			return nil, fmt.Errorf("%w: %v", errNotNative, err)
 		}
 		m.DropEmpties()
-	}
-	<-b.sem
-	if err != nil {
-		return nil, false, fmt.Errorf("%w: %v", errNotNative, err)
 	}
 	out := make([]nativeObject, 0, m.Size())
 	for _, res := range m.Resources() {
 		in, ok := byRes[res]
 		if !ok {
-			return nil, false, fmt.Errorf("%w: a transformation made an object", errNotNative)
+			return nil, fmt.Errorf("%w: a transformation made an object", errNotNative)
 		}
 		out = append(out, nativeObject{res: res, in: in})
 	}
-	return out, cacheable, nil
-}
-
-// nativePart returns fresh copies of the objects of one resources entry.
-func (b *builder) nativePart(ctx context.Context, e *entry, ns string) ([]nativeObject, bool, error) {
-	var docs []*doc
-	cacheable := true
-	switch {
-	case !e.isDir():
-		d, err := b.fileDocs(e.path)
-		if err != nil {
-			return nil, false, fmt.Errorf("%w: %v", errNotNative, err)
-		}
-		docs = d
-	case e.sub.k.Namespace == "" && ns != "":
-		// The directory takes the inherited namespace, so its result is
-		// not the one cached for it.
-		return b.nativeObjects(ctx, e.sub, ns)
-	default:
-		r, err := b.run(ctx, e.sub, modeChild)
-		if err != nil {
-			return nil, false, fmt.Errorf("build kustomization %s: %w", e.sub.dir, err)
-		}
-		if len(r.gens) > 0 || len(r.warnings) > 0 {
-			return nil, false, fmt.Errorf("%w: %s has SiteConfig generators", errNotNative, e.raw)
-		}
-		docs, cacheable = r.docs, r.cacheable
-	}
-	out := make([]nativeObject, len(docs))
-	for i, d := range docs {
-		src := d.res
-		if src == nil && d.src != nil {
-			src = d.src.res
-		}
-		if src == nil {
-			return nil, false, fmt.Errorf("%w: %s was built by krusty", errNotNative, e.raw)
-		}
-		out[i] = nativeObject{res: src.DeepCopy(), in: d}
-	}
-	return out, cacheable, nil
+	return out, nil
 }
 
 // guardNative refuses the native path for objects kustomize would treat

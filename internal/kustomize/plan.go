@@ -63,6 +63,9 @@ type kdir struct {
 	class class
 	// native: the directory is of a shape the native path builds.
 	native bool
+	// feedsNative: a directory built natively lists this one, and takes
+	// its objects as kustomize holds them (see doc.res).
+	feedsNative bool
 	// whole: the tree uses vars, configurations or crds, which act across
 	// sibling directories, so it must be built by krusty as one.
 	whole bool
@@ -273,6 +276,13 @@ func (b *builder) planDir(dir string, chain []string) (*kdir, error) {
 	slices.Sort(kd.closure)
 	kd.closure = slices.Compact(kd.closure)
 	kd.native = kd.class == classFull && kd.nativeShape()
+	if kd.native {
+		for _, e := range kd.resources {
+			if e.isDir() {
+				e.sub.feedsNative = true
+			}
+		}
+	}
 	kd.key, err = b.contentKey(kd)
 	return kd, err
 }

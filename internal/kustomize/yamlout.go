@@ -44,7 +44,7 @@ func jsonValue(n *yamlv3.Node) (v any, ok bool) {
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
-			if k.Kind != yamlv3.ScalarNode || k.Tag != "!!str" || k.Anchor != "" {
+			if k.Kind != yamlv3.ScalarNode || k.ShortTag() != "!!str" || k.Anchor != "" {
 				return nil, false
 			}
 			key := strings.ToValidUTF8(k.Value, "\uFFFD")
@@ -76,7 +76,7 @@ func jsonValue(n *yamlv3.Node) (v any, ok bool) {
 // UTF-8 replaced, as encoding/json does); numbers are written as
 // encoding/json writes them and read as yaml/v2 reads that text.
 func jsonScalar(n *yamlv3.Node) (any, bool) {
-	switch n.Tag {
+	switch n.ShortTag() {
 	case "!!str":
 		return strings.ToValidUTF8(n.Value, "\uFFFD"), true
 	case "!!null":
