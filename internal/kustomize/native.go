@@ -321,7 +321,16 @@ func (b *builder) nativeTransformers(kd *kdir) ([]resmap.Transformer, error) {
 			return nil, err
 		}
 	}
+	l := &nativeLoader{b: b, kd: kd}
 	for _, p := range k.Patches {
+		if t := b.jsonPatchTransformer(l, p); t != nil {
+			out = append(out, t)
+			continue
+		}
+		if t := b.smPatchTransformer(l, p); t != nil {
+			out = append(out, t)
+			continue
+		}
 		c := struct {
 			Path    string           `json:"path,omitempty"`
 			Patch   string           `json:"patch,omitempty"`

@@ -289,3 +289,62 @@ func pathOfErr(t *testing.T, fsys fs.FS, dir string) (error, buildPath) {
 	}
 	return err, how
 }
+
+// TestPatchTransformers checks which patches entries the native path
+// applies itself and which it leaves to kustomize's plugin.
+func TestPatchTransformers(t *testing.T) {
+	files := map[string]string{
+		"base/kustomization.yaml": kust("resources:\n- ci.yaml\n"),
+		"base/ci.yaml":            nativeCI,
+		"o/kustomization.yaml": kust(`resources:
+- ../base
+patches:
+- patch: |-
+    apiVersion: siteconfig.open-cluster-management.io/v1alpha1
+    kind: ClusterInstance
+    metadata:
+      name: base
+      namespace: base
+    spec:
+      clusterName: a
+- target:
+    kind: ClusterInstance
+  patch: |-
+    - op: replace
+      path: /spec/clusterName
+      value: b
+- target:
+    kind: ClusterInstance
+  patch: |-
+    - op: test
+      path: /spec/clusterName
+      value: b
+- patch: |-
+    - op: replace
+      path: /spec/clusterName
+      value: no target
+- path: json.yaml
+  target:
+    name: base
+`),
+		"o/json.yaml": "# a JSON patch in a file\n\n- op: add\n  path: /spec/x\n  value: 1\n",
+	}
+	b := newBuilder(rootFS(t, writeTree(t, files)), applyOptions(nil))
+	kd, err := b.plan("o", []string{"o"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := b.nativeTransformers(kd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tr := range ts {
+		got = append(got, reflect.TypeOf(tr).String())
+	}
+	want := []string{"*kustomize.smPatchTransformer", "*kustomize.json6902Transformer", "*builtins.PatchTransformerPlugin",
+		"*builtins.PatchTransformerPlugin", "*kustomize.json6902Transformer"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("transformers %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,350 @@
+package kustomize
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	yamlv3 "go.yaml.in/yaml/v3"
+	"sigs.k8s.io/kustomize/api/filters/patchjson6902"
+	"sigs.k8s.io/kustomize/api/resmap"
+	"sigs.k8s.io/kustomize/api/resource"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// kustomize applies a JSON 6902 patch (api/filters/patchjson6902) by
+// encoding the object as JSON, applying the operations with
+// gopkg.in/evanphx/json-patch.v4 and decoding the JSON back into a fresh
+// node tree (every number through float64). json6902 does the same to the
+// node tree directly: it converts the object into the values that JSON
+// holds, applies add, remove and replace as json-patch does, and builds the
+// nodes the decoding would. Anything else (other operations, negative
+// indices, timestamps, an operation json-patch would refuse) is left to
+// kustomize's filter, so errors are kustomize's.
+
+// jsonOp is one operation of a JSON 6902 patch.
+type jsonOp struct {
+	op    string
+	path  []string // decoded reference tokens, after the leading "/"
+	value any      // as encoding/json decodes it
+}
+
+// errJSONFallback means the operation is left to kustomize's filter.
+var errJSONFallback = errors.New("left to kustomize")
+
+// parseJSONPatch reads patch text as kustomize's filter does, and returns
+// nil when any operation is one json6902 leaves to kustomize.
+func parseJSONPatch(text string) []jsonOp {
+	data := []byte(text)
+	if !strings.HasPrefix(text, "[") {
+		var err error
+		if data, err = sigsyaml.YAMLToJSON(data); err != nil {
+			return nil
+		}
+	}
+	var raw []map[string]json.RawMessage
+	if json.Unmarshal(data, &raw) != nil || len(raw) == 0 {
+		return nil
+	}
+	ops := make([]jsonOp, 0, len(raw))
+	for _, r := range raw {
+		var o jsonOp
+		var p string
+		if json.Unmarshal(r["op"], &o.op) != nil || json.Unmarshal(r["path"], &p) != nil {
+			return nil
+		}
+		switch o.op {
+		case "add", "replace":
+			v, ok := r["value"]
+			if !ok || json.Unmarshal(v, &o.value) != nil {
+				return nil
+			}
+		case "remove":
+		default:
+			return nil
+		}
+		if !strings.HasPrefix(p, "/") {
+			return nil
+		}
+		for _, tok := range strings.Split(p[1:], "/") {
+			o.path = append(o.path, rfc6901.Replace(tok))
+		}
+		ops = append(ops, o)
+	}
+	return ops
+}
+
+var rfc6901 = strings.NewReplacer("~1", "/", "~0", "~")
+
+// json6902Transformer is a patches entry with a JSON 6902 patch.
+type json6902Transformer struct {
+	target types.Selector
+	text   string // for kustomize's filter
+	ops    []jsonOp
+}
+
+// Transform does what kustomize's PatchTransformer does with a JSON patch
+// (api/internal/builtins/PatchTransformer.go).
+func (t *json6902Transformer) Transform(m resmap.ResMap) error {
+	resources, err := m.Select(t.target)
+	if err != nil {
+		return err
+	}
+	for _, res := range resources {
+		res.StorePreviousId()
+		internal := kioutil.GetInternalAnnotations(&res.RNode)
+		if err := applyJSON6902(res, t.ops); err != nil {
+			if err := res.ApplyFilter(patchjson6902.Filter{Patch: t.text}); err != nil {
+				return err
+			}
+		}
+		anns := res.GetAnnotations()
+		for k, v := range internal {
+			anns[k] = v
+		}
+		if err := res.SetAnnotations(anns); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyJSON6902 applies ops to res, or leaves res as it was and returns
+// errJSONFallback.
+func applyJSON6902(res *resource.Resource, ops []jsonOp) error {
+	doc, ok := nodeJSON(res.RNode.YNode())
+	if !ok {
+		return errJSONFallback
+	}
+	root := any(doc)
+	for _, o := range ops {
+		if !applyOp(&root, o) {
+			return errJSONFallback
+		}
+	}
+	m, ok := root.(map[string]any)
+	if !ok {
+		return errJSONFallback
+	}
+	res.RNode.SetYNode(jsonNode(m))
+	return nil
+}
+
+// applyOp applies one operation, as json-patch does; false when json-patch
+// would fail or do something json6902 does not reproduce.
+func applyOp(root *any, o jsonOp) bool {
+	if len(o.path) == 0 {
+		return false
+	}
+	parent := root
+	for _, tok := range o.path[:len(o.path)-1] {
+		switch c := (*parent).(type) {
+		case map[string]any:
+			v, ok := c[tok]
+			if !ok {
+				return false
+			}
+			parent = &v
+			// Maps and slices are references; re-seat the slot below.
+			defer func(c map[string]any, tok string, p *any) { c[tok] = *p }(c, tok, parent)
+		case []any:
+			i, ok := arrayIndex(tok, len(c))
+			if !ok {
+				return false
+			}
+			parent = &c[i]
+		default:
+			return false
+		}
+	}
+	key := o.path[len(o.path)-1]
+	value := cloneJSON(o.value)
+	switch c := (*parent).(type) {
+	case map[string]any:
+		_, exists := c[key]
+		switch o.op {
+		case "add":
+			c[key] = value
+		case "replace":
+			if !exists {
+				return false
+			}
+			c[key] = value
+		case "remove":
+			if !exists {
+				return false
+			}
+			delete(c, key)
+		}
+	case []any:
+		switch o.op {
+		case "add":
+			if key == "-" {
+				*parent = append(c, value)
+				return true
+			}
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i > len(c) {
+				return false
+			}
+			*parent = slices.Insert(slices.Clone(c), i, value)
+		case "replace":
+			i, ok := arrayIndex(key, len(c))
+			if !ok {
+				return false
+			}
+			c[i] = value
+		case "remove":
+			i, ok := arrayIndex(key, len(c))
+			if !ok {
+				return false
+			}
+			*parent = slices.Delete(slices.Clone(c), i, i+1)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// arrayIndex reads an existing index as json-patch does (strconv.Atoi);
+// negative indices are left to kustomize.
+func arrayIndex(tok string, n int) (int, bool) {
+	i, err := strconv.Atoi(tok)
+	if err != nil || i < 0 || i >= n {
+		return 0, false
+	}
+	return i, true
+}
+
+// nodeJSON converts a mapping node into what encoding/json decodes from
+// kustomize's JSON encoding of it: maps, slices, strings, booleans, nil and
+// float64 numbers.
+func nodeJSON(n *yamlv3.Node) (map[string]any, bool) {
+	v, ok := jsonValue(n)
+	if !ok {
+		return nil, false
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	return m, floatNumbers(m)
+}
+
+// floatNumbers turns the numbers of a value from jsonValue into float64 in
+// place, as decoding JSON into any does.
+func floatNumbers(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if f, ok := asFloat(e); ok {
+				x[k] = f
+			} else if !floatNumbers(e) {
+				return false
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if f, ok := asFloat(e); ok {
+				x[i] = f
+			} else if !floatNumbers(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func asFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
+
+// jsonNode builds the node tree kyaml decodes from JSON (RNode.UnmarshalJSON:
+// encoding/json into any, yaml.v3 Marshal, kyaml Parse): keys sorted,
+// strings tagged !!str, numbers written as yaml.v3 writes a float64 and
+// tagged as it reads them back.
+func jsonNode(v any) *yamlv3.Node {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		n := &yamlv3.Node{Kind: yamlv3.MappingNode, Tag: "!!map", Content: make([]*yamlv3.Node, 0, 2*len(keys))}
+		for _, k := range keys {
+			n.Content = append(n.Content, strScalar(k), jsonNode(x[k]))
+		}
+		return n
+	case []any:
+		n := &yamlv3.Node{Kind: yamlv3.SequenceNode, Tag: "!!seq", Content: make([]*yamlv3.Node, len(x))}
+		for i, e := range x {
+			n.Content[i] = jsonNode(e)
+		}
+		return n
+	case string:
+		return strScalar(x)
+	case bool:
+		return &yamlv3.Node{Kind: yamlv3.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(x)}
+	case float64:
+		s := strconv.FormatFloat(x, 'g', -1, 64)
+		switch {
+		case math.IsInf(x, 1):
+			s = ".inf"
+		case math.IsInf(x, -1):
+			s = "-.inf"
+		case math.IsNaN(x):
+			s = ".nan"
+		}
+		n := &yamlv3.Node{Kind: yamlv3.ScalarNode, Value: s}
+		n.Tag = n.ShortTag()
+		return n
+	}
+	return &yamlv3.Node{Kind: yamlv3.ScalarNode, Tag: "!!null", Value: "null"}
+}
+
+func strScalar(s string) *yamlv3.Node {
+	return &yamlv3.Node{Kind: yamlv3.ScalarNode, Tag: "!!str", Value: s}
+}
+
+// String names the transformer in errors.
+func (t *json6902Transformer) String() string {
+	return fmt.Sprintf("JSON patch of %s", t.target.String())
+}
+
+var _ resmap.Transformer = (*json6902Transformer)(nil)
+
+// cloneJSON copies a value of maps and slices, so that an operation's value
+// put into one object is not changed through another.
+func cloneJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		c := make(map[string]any, len(x))
+		for k, e := range x {
+			c[k] = cloneJSON(e)
+		}
+		return c
+	case []any:
+		c := make([]any, len(x))
+		for i, e := range x {
+			c[i] = cloneJSON(e)
+		}
+		return c
+	}
+	return v
+}

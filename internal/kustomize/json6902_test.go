@@ -1,0 +1,110 @@
+package kustomize
+
+import (
+	"testing"
+
+	"sigs.k8s.io/kustomize/api/filters/patchjson6902"
+	"sigs.k8s.io/kustomize/api/provider"
+	"sigs.k8s.io/kustomize/api/resource"
+)
+
+// TestJSON6902 holds json6902 to kustomize's JSON 6902 filter: on each
+// object and patch, both must give the same object (compared as kustomize
+// outputs it and as JSON), or json6902 must leave the patch to the filter
+// and the object as it was.
+func TestJSON6902(t *testing.T) {
+	rf := provider.NewDepProvider().GetResourceFactory()
+	const doc = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: x
+  annotations:
+    a/b: c
+spec:
+  s: text
+  t: "true"
+  n: 23
+  big: 12345678901234567890
+  f: 1.50
+  e: 1e3
+  z: null
+  list:
+  - name: a
+    v: 1
+  - name: b
+    v: 2
+  nested:
+    deep: {k: [1, 2, {m: n}]}
+`
+	tests := []struct {
+		name, doc, patch string
+		native           bool // applied by json6902
+	}{
+		{"replace a string", doc, "- op: replace\n  path: /spec/s\n  value: other", true},
+		{"replace a number with a string", doc, "- op: replace\n  path: /spec/n\n  value: \"24\"", true},
+		{"add a key", doc, "- op: add\n  path: /spec/new\n  value: {a: [1, true, null, 2.5]}", true},
+		{"add replaces a key", doc, "- op: add\n  path: /spec/s\n  value: 7", true},
+		{"insert at the front, middle and end of a list", doc,
+			"- op: add\n  path: /spec/list/0\n  value: {name: first}\n- op: add\n  path: /spec/list/2\n  value: mid\n- op: add\n  path: /spec/list/4\n  value: last", true},
+		{"append", doc, "- op: add\n  path: /spec/list/-\n  value: {name: c}", true},
+		{"remove a key and an item", doc, "- op: remove\n  path: /spec/z\n- op: remove\n  path: /spec/list/0", true},
+		{"deep path through lists", doc, "- op: replace\n  path: /spec/nested/deep/k/2/m\n  value: o", true},
+		{"escaped tokens", doc, "- op: replace\n  path: /metadata/annotations/a~1b\n  value: d\n- op: add\n  path: /metadata/annotations/t~0x\n  value: y", true},
+		{"later operations change an added value", doc,
+			"- op: add\n  path: /spec/added\n  value: {inner: [1]}\n- op: add\n  path: /spec/added/inner/-\n  value: 2\n- op: add\n  path: /spec/added/k\n  value: v", true},
+		{"index with a leading zero", doc, "- op: replace\n  path: /spec/list/01/v\n  value: 9", true},
+		{"YAML 1.1 scalars in values", doc, "- op: add\n  path: /spec/y\n  value: [yes, no, on, \"yes\", 0x10, 010]", true},
+		{"JSON text", doc, `[{"op": "replace", "path": "/spec/f", "value": 1.0}, {"op": "add", "path": "/spec/u", "value": "\u00e9\/"}]`, true},
+		{"replace a missing key", doc, "- op: replace\n  path: /spec/missing\n  value: x", false},
+		{"remove a missing item", doc, "- op: remove\n  path: /spec/list/5", false},
+		{"negative index", doc, "- op: remove\n  path: /spec/list/-1", false},
+		{"add under a missing parent", doc, "- op: add\n  path: /spec/no/such\n  value: x", false},
+		{"add past the end", doc, "- op: add\n  path: /spec/list/3\n  value: x", false},
+		{"test operation", doc, "- op: test\n  path: /spec/s\n  value: text", false},
+		{"move operation", doc, "- op: move\n  from: /spec/s\n  path: /spec/moved", false},
+		{"timestamp in the object", doc + "  when: 2024-01-02\n", "- op: replace\n  path: /spec/s\n  value: x", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			load := func() *resource.Resource {
+				rs, err := rf.SliceFromBytes([]byte(tt.doc))
+				if err != nil || len(rs) != 1 {
+					t.Fatalf("parse: %v", err)
+				}
+				return rs[0]
+			}
+			mine, theirs := load(), load()
+			before, _ := mine.AsYAML()
+			ops := parseJSONPatch(tt.patch)
+			native := ops != nil && applyJSON6902(mine, ops) == nil
+			if native != tt.native {
+				t.Fatalf("applied by json6902: %t, want %t", native, tt.native)
+			}
+			if !native {
+				if after, _ := mine.AsYAML(); string(after) != string(before) {
+					t.Errorf("a patch left to kustomize changed the object:\n%s", after)
+				}
+				return
+			}
+			if err := theirs.ApplyFilter(patchjson6902.Filter{Patch: tt.patch}); err != nil {
+				t.Fatalf("kustomize's filter: %v", err)
+			}
+			got, err := krustyYAML(mine)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := theirs.AsYAML()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("json6902:\n%s\nkustomize:\n%s", got, want)
+			}
+			gj, _ := mine.MarshalJSON()
+			wj, _ := theirs.MarshalJSON()
+			if string(gj) != string(wj) {
+				t.Errorf("JSON differs:\n%s\n%s", gj, wj)
+			}
+		})
+	}
+}
