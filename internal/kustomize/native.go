@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"sigs.k8s.io/kustomize/api/builtins"
+	"sigs.k8s.io/kustomize/api/filters/namespace"
 	"sigs.k8s.io/kustomize/api/ifc"
 	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/resource"
@@ -135,12 +136,10 @@ func (b *builder) native(ctx context.Context, kd *kdir) (r *dirResult, err error
 	nativeRuns.Add(1)
 	r = &dirResult{cacheable: in.cacheable(), docs: make([]*doc, len(objs))}
 	for i, o := range objs {
-		if r.docs[i], err = nativeDoc(o); err != nil {
+		// Objects no parent reads are serialized in place, and only
+		// their text is kept.
+		if r.docs[i], err = nativeDoc(o, kd.feedsNative); err != nil {
 			return nil, fmt.Errorf("%w: %v", errNotNative, err)
-		}
-		if !kd.feedsNative {
-			// No parent reads the objects: keep only their text.
-			r.docs[i].res = nil
 		}
 	}
 	return r, nil
@@ -341,55 +340,26 @@ func (b *builder) nativeTransformers(kd *kdir) ([]resmap.Transformer, error) {
 			return nil, err
 		}
 	}
+	// The plugins below take nothing from their configuration but its
+	// fields, so they are built directly (their Config only decodes it).
 	if ns := k.Namespace; ns != "" {
-		c := struct {
-			types.ObjectMeta `json:"metadata,omitempty"`
-			FieldSpecs       []types.FieldSpec
-		}{types.ObjectMeta{Namespace: ns}, namespaceFieldSpecs}
-		if err := add(&builtins.NamespaceTransformerPlugin{}, c); err != nil {
-			return nil, err
-		}
+		out = append(out, &builtins.NamespaceTransformerPlugin{ObjectMeta: types.ObjectMeta{Namespace: ns},
+			FieldSpecs: namespaceFieldSpecs, SetRoleBindingSubjects: namespace.DefaultSubjectsOnly})
 	}
 	if k.NamePrefix != "" {
-		c := struct {
-			Prefix     string            `json:"prefix,omitempty"`
-			FieldSpecs []types.FieldSpec `json:"fieldSpecs,omitempty"`
-		}{k.NamePrefix, nameFieldSpecs}
-		if err := add(&builtins.PrefixTransformerPlugin{}, c); err != nil {
-			return nil, err
-		}
+		out = append(out, &builtins.PrefixTransformerPlugin{Prefix: k.NamePrefix, FieldSpecs: nameFieldSpecs})
 	}
 	if k.NameSuffix != "" {
-		c := struct {
-			Suffix     string            `json:"suffix,omitempty"`
-			FieldSpecs []types.FieldSpec `json:"fieldSpecs,omitempty"`
-		}{k.NameSuffix, nameFieldSpecs}
-		if err := add(&builtins.SuffixTransformerPlugin{}, c); err != nil {
-			return nil, err
-		}
+		out = append(out, &builtins.SuffixTransformerPlugin{Suffix: k.NameSuffix, FieldSpecs: nameFieldSpecs})
 	}
 	if len(k.Labels) > 0 || len(k.CommonLabels) > 0 {
-		type labelConfig struct {
-			Labels     map[string]string
-			FieldSpecs []types.FieldSpec
-		}
 		for _, l := range k.Labels {
-			if err := add(&builtins.LabelTransformerPlugin{}, labelConfig{l.Pairs, []types.FieldSpec{metadataLabelsSpec}}); err != nil {
-				return nil, err
-			}
+			out = append(out, &builtins.LabelTransformerPlugin{Labels: l.Pairs, FieldSpecs: []types.FieldSpec{metadataLabelsSpec}})
 		}
-		if err := add(&builtins.LabelTransformerPlugin{}, labelConfig{k.CommonLabels, []types.FieldSpec{metadataLabelsSpec}}); err != nil {
-			return nil, err
-		}
+		out = append(out, &builtins.LabelTransformerPlugin{Labels: k.CommonLabels, FieldSpecs: []types.FieldSpec{metadataLabelsSpec}})
 	}
 	if len(k.CommonAnnotations) > 0 {
-		c := struct {
-			Annotations map[string]string
-			FieldSpecs  []types.FieldSpec
-		}{k.CommonAnnotations, metadataAnnotationsFS}
-		if err := add(&builtins.AnnotationsTransformerPlugin{}, c); err != nil {
-			return nil, err
-		}
+		out = append(out, &builtins.AnnotationsTransformerPlugin{Annotations: k.CommonAnnotations, FieldSpecs: metadataAnnotationsFS})
 	}
 	for _, p := range k.PatchesJson6902 {
 		c := struct {
@@ -437,13 +407,25 @@ func (l *nativeLoader) Load(location string) ([]byte, error) {
 	return l.b.readFile(real)
 }
 
-// nativeDoc turns a built object into the document of a result.
-func nativeDoc(o nativeObject) (*doc, error) {
-	data, err := outputYAML(o.res)
+// nativeDoc turns a built object into the document of a result; keep
+// keeps the object for a parent's native build.
+func nativeDoc(o nativeObject, keep bool) (*doc, error) {
+	id := idOf(o.res)
+	local := false
+	if v, ok := o.res.GetAnnotations()[localConfigAnnotation]; ok && v != "false" {
+		local = true
+	}
+	var data []byte
+	var err error
+	if keep {
+		data, err = outputYAML(o.res)
+	} else {
+		data, err = finalYAML(o.res)
+		o.res = nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	id := idOf(o.res)
 	in := o.in
 	d := &doc{
 		Document: Document{
@@ -454,10 +436,8 @@ func nativeDoc(o nativeObject) (*doc, error) {
 		},
 		id:      id,
 		res:     o.res,
+		local:   local,
 		renamed: in.renamed || id.name != in.id.name || id.namespace != in.id.namespace || id.kind != in.id.kind,
-	}
-	if v, ok := o.res.GetAnnotations()[localConfigAnnotation]; ok && v != "false" {
-		d.local = true
 	}
 	return d, nil
 }

@@ -153,15 +153,20 @@ func (b *builder) parseFile(p string) (*parsedFile, error) {
 // build, which rewrites the annotations of every object while removing
 // its own.
 func outputYAML(r *resource.Resource) ([]byte, error) {
-	c := r.DeepCopy()
-	c.RemoveBuildAnnotations()
-	if err := c.SetOrigin(nil); err != nil {
+	return finalYAML(r.DeepCopy())
+}
+
+// finalYAML is outputYAML on an object no one reads afterwards: its
+// annotations are removed in place.
+func finalYAML(r *resource.Resource) ([]byte, error) {
+	r.RemoveBuildAnnotations()
+	if err := r.SetOrigin(nil); err != nil {
 		return nil, err
 	}
-	if err := c.ClearTransformations(); err != nil {
+	if err := r.ClearTransformations(); err != nil {
 		return nil, err
 	}
-	return krustyYAML(c)
+	return krustyYAML(r)
 }
 
 // trackAnnotation carries a document's origin through a krusty build: its
