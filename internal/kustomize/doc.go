@@ -82,7 +82,7 @@
 //
 // One krusty run costs milliseconds, and kustomize accumulates objects in
 // quadratic time (a kustomization listing 1,000 resources takes minutes),
-// so krusty is used only where something transforms:
+// so krusty is used only where nothing else gives its output:
 //
 //   - a flat directory, whose kustomization only lists resource files and
 //     flat directories (and SiteConfig generators), is not built: its files
@@ -99,6 +99,19 @@
 //     can happen (a renamed ConfigMap, Secret, ... next to objects that can
 //     refer to one) or the tree uses vars, configurations or crds, the
 //     directory is built by krusty as one instead;
+//   - an overlay of the common shapes (namespace, name prefix and suffix,
+//     labels, annotations, strategic-merge and JSON 6902 patches, over
+//     files, flat directories and other such overlays) is built natively
+//     (native.go): the objects of its bases are copies of the ones already
+//     parsed or built, and its transformations run as kustomize's built-in
+//     plugins in krusty's order, or, for patches entries, as the same
+//     operations on the objects without kustomize's JSON round trip
+//     (patches.go, json6902.go). Whatever it does not reproduce (rewriting
+//     references to renamed objects, the selector and template fields of
+//     workload kinds) is guarded: such a tree, and any tree on which the
+//     native path fails, is built by krusty, whose errors are then the
+//     ones reported. Output objects are serialized as kustomize serializes
+//     them, without its YAML-JSON-YAML round trip (yamlout.go);
 //   - results are cached by a hash of the content of everything a build
 //     reads, per Build call or across calls with WithCache.
 //

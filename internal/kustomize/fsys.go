@@ -48,6 +48,9 @@ type resolver struct {
 
 	mu   sync.Mutex
 	memo map[string]resolved
+	// plain are the paths found not to be symlinks: the directories of a
+	// fleet are walked through once, not once per file below them.
+	plain map[string]bool
 }
 
 type resolved struct {
@@ -56,7 +59,7 @@ type resolved struct {
 }
 
 func newResolver(fsys fs.FS) *resolver {
-	r := &resolver{fsys: fsys, memo: map[string]resolved{}}
+	r := &resolver{fsys: fsys, memo: map[string]resolved{}, plain: map[string]bool{}}
 	r.rl, _ = fsys.(fs.ReadLinkFS)
 	return r
 }
@@ -89,11 +92,21 @@ func (r *resolver) walk(orig string) (string, error) {
 	for links := 0; len(rest) > 0; {
 		next := path.Join(cur, rest[0])
 		rest = rest[1:]
+		r.mu.Lock()
+		known := r.plain[next]
+		r.mu.Unlock()
+		if known {
+			cur = next
+			continue
+		}
 		st, err := r.rl.Lstat(next)
 		if err != nil {
 			return "", explainFSError(next, err)
 		}
 		if st.Mode()&fs.ModeSymlink == 0 {
+			r.mu.Lock()
+			r.plain[next] = true
+			r.mu.Unlock()
 			cur = next
 			continue
 		}
