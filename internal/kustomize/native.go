@@ -299,7 +299,8 @@ func guardNative(kd *kdir, objs []nativeObject) error {
 // order and with the configuration krusty gives them.
 func (b *builder) nativeTransformers(kd *kdir) ([]resmap.Transformer, error) {
 	k := &kd.k
-	h := resmap.NewPluginHelpers(&nativeLoader{b: b, kd: kd}, nil, resmap.NewFactory(b.rf), types.DisabledPluginConfig())
+	l := &nativeLoader{b: b, kd: kd}
+	h := resmap.NewPluginHelpers(l, nil, resmap.NewFactory(b.rf), types.DisabledPluginConfig())
 	var out []resmap.Transformer
 	add := func(p resmap.TransformerPlugin, c any) error {
 		y, err := sigsyaml.Marshal(c)
@@ -320,7 +321,6 @@ func (b *builder) nativeTransformers(kd *kdir) ([]resmap.Transformer, error) {
 			return nil, err
 		}
 	}
-	l := &nativeLoader{b: b, kd: kd}
 	for _, p := range k.Patches {
 		if t := b.jsonPatchTransformer(l, p); t != nil {
 			out = append(out, t)
@@ -353,8 +353,8 @@ func (b *builder) nativeTransformers(kd *kdir) ([]resmap.Transformer, error) {
 		out = append(out, &builtins.SuffixTransformerPlugin{Suffix: k.NameSuffix, FieldSpecs: nameFieldSpecs})
 	}
 	if len(k.Labels) > 0 || len(k.CommonLabels) > 0 {
-		for _, l := range k.Labels {
-			out = append(out, &builtins.LabelTransformerPlugin{Labels: l.Pairs, FieldSpecs: []types.FieldSpec{metadataLabelsSpec}})
+		for _, label := range k.Labels {
+			out = append(out, &builtins.LabelTransformerPlugin{Labels: label.Pairs, FieldSpecs: []types.FieldSpec{metadataLabelsSpec}})
 		}
 		out = append(out, &builtins.LabelTransformerPlugin{Labels: k.CommonLabels, FieldSpecs: []types.FieldSpec{metadataLabelsSpec}})
 	}
