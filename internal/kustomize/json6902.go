@@ -9,13 +9,13 @@ import (
 	"strconv"
 	"strings"
 
+	yamlv2 "go.yaml.in/yaml/v2"
 	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/api/filters/patchjson6902"
 	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
-	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // kustomize applies a JSON 6902 patch (api/filters/patchjson6902) by
@@ -38,31 +38,47 @@ type jsonOp struct {
 // errJSONFallback means the operation is left to kustomize's filter.
 var errJSONFallback = errors.New("left to kustomize")
 
-// parseJSONPatch reads patch text as kustomize's filter does, and returns
-// nil when any operation is one json6902 leaves to kustomize.
+// parseJSONPatch reads patch text as kustomize's filter does (JSON text
+// as JSON, anything else through sigs.k8s.io/yaml.YAMLToJSON, which reads
+// YAML with go.yaml.in/yaml/v2), and returns nil when any operation is one
+// json6902 leaves to kustomize. YAML is read with yaml/v2 directly and its
+// values converted as YAMLToJSON and encoding/json would.
 func parseJSONPatch(text string) []jsonOp {
-	data := []byte(text)
-	if !strings.HasPrefix(text, "[") {
-		var err error
-		if data, err = sigsyaml.YAMLToJSON(data); err != nil {
+	var raw []any
+	if strings.HasPrefix(text, "[") {
+		if json.Unmarshal([]byte(text), &raw) != nil {
+			return nil
+		}
+	} else {
+		var y any
+		if yamlv2.Unmarshal([]byte(text), &y) != nil {
+			return nil
+		}
+		v, ok := yamlJSON(y)
+		if !ok {
+			return nil
+		}
+		if raw, ok = v.([]any); !ok {
 			return nil
 		}
 	}
-	var raw []map[string]json.RawMessage
-	if json.Unmarshal(data, &raw) != nil || len(raw) == 0 {
+	if len(raw) == 0 {
 		return nil
 	}
 	ops := make([]jsonOp, 0, len(raw))
 	for _, r := range raw {
+		m, ok := r.(map[string]any)
+		if !ok {
+			return nil
+		}
 		var o jsonOp
-		var p string
-		if json.Unmarshal(r["op"], &o.op) != nil || json.Unmarshal(r["path"], &p) != nil {
+		p, okPath := m["path"].(string)
+		if o.op, ok = m["op"].(string); !ok || !okPath {
 			return nil
 		}
 		switch o.op {
 		case "add", "replace":
-			v, ok := r["value"]
-			if !ok || json.Unmarshal(v, &o.value) != nil {
+			if o.value, ok = m["value"]; !ok {
 				return nil
 			}
 		case "remove":
@@ -78,6 +94,51 @@ func parseJSONPatch(text string) []jsonOp {
 		ops = append(ops, o)
 	}
 	return ops
+}
+
+// yamlJSON converts a value read by yaml/v2 into what encoding/json
+// decodes from YAMLToJSON's encoding of it; false for what that would not
+// encode the same way or at all (keys that are not strings, NaN, ...).
+func yamlJSON(v any) (any, bool) {
+	switch x := v.(type) {
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			ks, ok := k.(string)
+			if !ok {
+				return nil, false
+			}
+			if m[jsonString(ks)], ok = yamlJSON(e); !ok {
+				return nil, false
+			}
+		}
+		return m, true
+	case []any:
+		s := make([]any, len(x))
+		for i, e := range x {
+			var ok bool
+			if s[i], ok = yamlJSON(e); !ok {
+				return nil, false
+			}
+		}
+		return s, true
+	case string:
+		return jsonString(x), true
+	case bool, nil:
+		return x, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, false
+		}
+		return x, true
+	}
+	return nil, false
 }
 
 var rfc6901 = strings.NewReplacer("~1", "/", "~0", "~")

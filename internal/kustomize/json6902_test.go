@@ -55,6 +55,7 @@ spec:
 		{"index with a leading zero", doc, "- op: replace\n  path: /spec/list/01/v\n  value: 9", true},
 		{"YAML 1.1 scalars in values", doc, "- op: add\n  path: /spec/y\n  value: [yes, no, on, \"yes\", 0x10, 010]", true},
 		{"JSON text", doc, `[{"op": "replace", "path": "/spec/f", "value": 1.0}, {"op": "add", "path": "/spec/u", "value": "\u00e9\/"}]`, true},
+		{"key that is not a string in a value", doc, "- op: add\n  path: /spec/k\n  value: {1: one}", false},
 		{"replace a missing key", doc, "- op: replace\n  path: /spec/missing\n  value: x", false},
 		{"remove a missing item", doc, "- op: remove\n  path: /spec/list/5", false},
 		{"negative index", doc, "- op: remove\n  path: /spec/list/-1", false},

@@ -3,6 +3,7 @@ package kustomize
 import (
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	yamlv2 "go.yaml.in/yaml/v2"
 	yamlv3 "go.yaml.in/yaml/v3"
@@ -47,7 +48,7 @@ func jsonValue(n *yamlv3.Node) (v any, ok bool) {
 			if k.Kind != yamlv3.ScalarNode || k.ShortTag() != "!!str" || k.Anchor != "" {
 				return nil, false
 			}
-			key := strings.ToValidUTF8(k.Value, "\uFFFD")
+			key := jsonString(k.Value)
 			if _, dup := m[key]; dup {
 				return nil, false
 			}
@@ -72,13 +73,32 @@ func jsonValue(n *yamlv3.Node) (v any, ok bool) {
 	return nil, false
 }
 
+// jsonString is s as it comes back from encoding/json: each byte that is
+// not part of valid UTF-8 replaced by U+FFFD.
+func jsonString(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
 // jsonScalar converts a scalar node. Strings become JSON strings (invalid
 // UTF-8 replaced, as encoding/json does); numbers are written as
 // encoding/json writes them and read as yaml/v2 reads that text.
 func jsonScalar(n *yamlv3.Node) (any, bool) {
 	switch n.ShortTag() {
 	case "!!str":
-		return strings.ToValidUTF8(n.Value, "\uFFFD"), true
+		return jsonString(n.Value), true
 	case "!!null":
 		return nil, true
 	case "!!bool":
