@@ -103,6 +103,32 @@ func annotateManifest(file string, data []byte) (map[string]any, string, error) 
 	return content, string(text), nil
 }
 
+// templateOutputs remembers what annotateManifest makes of a template's
+// output: a template that reads only .Role gives every site the same text.
+var templateOutputs = newMemo[templateOutput, annotatedText](1024)
+
+type templateOutput struct{ file, text string }
+
+type annotatedText struct {
+	text string
+	err  error
+}
+
+// annotatedOutput is the text annotateManifest makes of a template's
+// output.
+func annotatedOutput(file string, out []byte) (string, error) {
+	if len(out) > maxMemoText {
+		_, text, err := annotateManifest(file, out)
+		return text, err
+	}
+	k := templateOutput{file, string(out)}
+	res := templateOutputs.get(k, func() annotatedText {
+		_, text, err := annotateManifest(file, out)
+		return annotatedText{text, err}
+	})
+	return res.text, res.err
+}
+
 // refuseCredentials refuses a manifest, or a List item, of a kind that
 // carries credentials (credentialKinds).
 func refuseCredentials(file string, content map[string]any) error {
@@ -221,7 +247,7 @@ func (r *siteRender) addDir(entries map[string]manifestEntry, d *sites.ManifestD
 			if strings.TrimSpace(out.String()) == "" {
 				continue // a template may render nothing for a role
 			}
-			_, text, err := annotateManifest(f.Path, out.Bytes())
+			text, err := annotatedOutput(f.Path, out.Bytes())
 			if err != nil {
 				return fmt.Errorf("output of template %s for role %s: %v", f.Path, role, err)
 			}

@@ -71,13 +71,14 @@ func value(v reflect.Value) (any, error) {
 		return nil, nil
 	}
 	t := v.Type()
-	if t.Implements(marshalerType) {
+	info := infoOf(t)
+	if info.marshaler {
 		if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && v.IsNil() {
 			return nil, nil
 		}
 		return viaJSON(v.Interface())
 	}
-	if v.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(marshalerType) {
+	if info.ptrMarshaler {
 		if v.CanAddr() {
 			return viaJSON(v.Addr().Interface())
 		}
@@ -225,16 +226,45 @@ func structInto(m map[string]any, v reflect.Value, skip string) error {
 
 var isZeroerType = reflect.TypeFor[interface{ IsZero() bool }]()
 
+// typeInfo is which methods of a type value and isZero look for, worked
+// out once per type: asking reflect on every value was a fifth of the
+// conversion.
+type typeInfo struct {
+	// marshaler: the type implements json.Marshaler; ptrMarshaler: it is
+	// not a pointer and its pointer type does.
+	marshaler, ptrMarshaler bool
+	// zeroer and ptrZeroer: the same for IsZero() bool.
+	zeroer, ptrZeroer bool
+}
+
+var infos sync.Map // reflect.Type -> typeInfo
+
+func infoOf(t reflect.Type) typeInfo {
+	if i, ok := infos.Load(t); ok {
+		return i.(typeInfo)
+	}
+	notPtr := t.Kind() != reflect.Pointer
+	i := typeInfo{
+		marshaler:    t.Implements(marshalerType),
+		ptrMarshaler: notPtr && reflect.PointerTo(t).Implements(marshalerType),
+		zeroer:       t.Implements(isZeroerType),
+		ptrZeroer:    reflect.PointerTo(t).Implements(isZeroerType),
+	}
+	infos.Store(t, i)
+	return i
+}
+
 // isZero is encoding/json's omitzero test: the value's IsZero method if it
 // has one, its Go zero value otherwise.
 func isZero(v reflect.Value) bool {
-	if v.Type().Implements(isZeroerType) {
+	info := infoOf(v.Type())
+	if info.zeroer {
 		if v.Kind() == reflect.Pointer && v.IsNil() {
 			return true
 		}
 		return v.Interface().(interface{ IsZero() bool }).IsZero()
 	}
-	if v.CanAddr() && reflect.PointerTo(v.Type()).Implements(isZeroerType) {
+	if v.CanAddr() && info.ptrZeroer {
 		return v.Addr().Interface().(interface{ IsZero() bool }).IsZero()
 	}
 	return v.IsZero()
