@@ -1,7 +1,6 @@
 package sites
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -28,7 +27,7 @@ func DecodeManifest(file string, data []byte) (map[string]any, error) {
 // mapping, into out.
 func decodeFirst(file string, data []byte, out any) error {
 	var root yaml.Node
-	err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&root)
+	err := newDocumentReader(data).next(&root)
 	if errors.Is(err, io.EOF) {
 		return fmt.Errorf("%s: the file holds no YAML document", file)
 	}
