@@ -38,8 +38,8 @@ func decodeFirst(file string, data []byte, out any) error {
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
 		return fmt.Errorf("%s: the document is not a YAML mapping", file)
 	}
-	d := newNodeDecoder(file, newBudget())
-	d.pos = nil // errors carry their own line; no field index is needed
+	// Errors carry their own line: no field index (pos) is needed.
+	d := &nodeDecoder{file: file, budget: newBudget(), expanding: map[*yaml.Node]bool{}}
 	if !d.decode(root.Content[0], reflect.ValueOf(out).Elem(), "") || d.problems.HasErrors() {
 		return d.problems[0]
 	}

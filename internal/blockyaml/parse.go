@@ -62,8 +62,11 @@ type parser struct {
 	docs  []document
 	lines []line
 	i     int // the next line of lines
-	// slab holds the nodes, allocated in blocks.
-	slab []yaml.Node
+	// slab holds the nodes, allocated in blocks of slabSize: enough for
+	// most documents at once (a "key: value" line is two nodes, a line
+	// that also starts a mapping three).
+	slab     []yaml.Node
+	slabSize int
 }
 
 // document is the content lines of one document, and where yaml.v3 places
@@ -131,12 +134,13 @@ func (p *parser) split() {
 	}
 	cur.lines = all[start:len(all):len(all)]
 	flush()
+	p.slabSize = 2*len(all) + 2*len(p.docs) + 8
 }
 
 // node returns a new node from the slab.
 func (p *parser) node(kind yaml.Kind, tag, value string, line, column int) *yaml.Node {
 	if len(p.slab) == cap(p.slab) {
-		p.slab = make([]yaml.Node, 0, max(16, len(p.src)/16))
+		p.slab = make([]yaml.Node, 0, p.slabSize)
 	}
 	p.slab = append(p.slab, yaml.Node{Kind: kind, Tag: tag, Value: value, Line: line, Column: column})
 	return &p.slab[len(p.slab)-1]
