@@ -400,7 +400,9 @@ func (d *nodeDecoder) mapValue(n *yaml.Node, v reflect.Value, path string) {
 	}
 	pairs := d.pairs(n, path)
 	m := reflect.MakeMapWithSize(v.Type(), len(pairs))
-	elem := v.Type().Elem()
+	keyType := v.Type().Key()
+	// One element value serves every entry: SetMapIndex copies it.
+	ev := reflect.New(v.Type().Elem()).Elem()
 	for _, kv := range pairs {
 		k := d.visit(kv[0])
 		if k.Kind != yaml.ScalarNode {
@@ -408,14 +410,18 @@ func (d *nodeDecoder) mapValue(n *yaml.Node, v reflect.Value, path string) {
 			continue
 		}
 		fpath := joinPath(path, k.Value)
-		if m.MapIndex(reflect.ValueOf(k.Value)).IsValid() {
+		key := reflect.ValueOf(k.Value)
+		if key.Type() != keyType {
+			key = key.Convert(keyType)
+		}
+		if m.MapIndex(key).IsValid() {
 			d.fail(k, fpath, "defined twice; keep one")
 			continue
 		}
 		d.record(fpath, k)
-		ev := reflect.New(elem).Elem()
+		ev.SetZero()
 		d.value(kv[1], ev, fpath)
-		m.SetMapIndex(reflect.ValueOf(k.Value).Convert(v.Type().Key()), ev)
+		m.SetMapIndex(key, ev)
 	}
 	v.Set(m)
 }
