@@ -62,6 +62,7 @@ type parser struct {
 	docs  []document
 	lines []line
 	i     int // the next line of lines
+	depth int // blocks being read
 	// slab holds the nodes, allocated in blocks of slabSize: enough for
 	// most documents at once (a "key: value" line is two nodes, a line
 	// that also starts a mapping three).
@@ -146,9 +147,18 @@ func (p *parser) node(kind yaml.Kind, tag, value string, line, column int) *yaml
 	return &p.slab[len(p.slab)-1]
 }
 
+// maxDepth bounds the nesting Parse follows (a site file needs a few
+// dozen levels); deeper documents are left to yaml.v3 and the decoder's
+// own bound.
+const maxDepth = 1000
+
 // block reads the mapping or sequence whose first line is the next one,
 // at column indent.
 func (p *parser) block(indent int) *yaml.Node {
+	if p.depth++; p.depth > maxDepth {
+		p.fail()
+	}
+	defer func() { p.depth-- }()
 	if isEntry(p.lines[p.i].text) {
 		return p.sequence(indent)
 	}

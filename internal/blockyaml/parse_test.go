@@ -308,3 +308,28 @@ func BenchmarkParse(b *testing.B) {
 		}
 	})
 }
+
+// FuzzParse: whatever the text, Parse either leaves it to yaml.v3 or reads
+// what yaml.v3 reads.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("a: 1\nb:\n- x\n- y: 'z'\n"))
+	f.Add([]byte("---\nl:\n  - name: a\n    v: \"02:00\"\n# c\n"))
+	f.Add([]byte("k: v # c\n---\n- a\n-\n  - b\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		check(t, "fuzz input", data)
+	})
+}
+
+// A document nested deeper than maxDepth is left to yaml.v3.
+func TestParseLeavesDeepNestingToYAMLv3(t *testing.T) {
+	var b strings.Builder
+	for i := range maxDepth + 1 {
+		b.WriteString(strings.Repeat(" ", i) + "k:\n")
+	}
+	if _, ok := Parse([]byte(b.String())); ok {
+		t.Fatalf("Parse read %d levels of nesting", maxDepth+1)
+	}
+	if _, ok := Parse([]byte("a:\n b:\n  c: d\n")); !ok {
+		t.Fatal("Parse left three levels to yaml.v3")
+	}
+}
