@@ -18,8 +18,7 @@ type Result struct {
 	// it back.
 	buf *[]byte
 	// redacted says that Encoded went through redact.Bytes (Redacting)
-	// when the
-	// registered values were at generation, so that
+	// when the registered values were at generation, so that
 	// StreamWriter.WriteResult need not scan it again unless a value was
 	// registered since.
 	redacted   bool
@@ -56,8 +55,8 @@ func (r *Renderer) RenderEncoded(s *sites.Site, enc Encoder) Result {
 		// Start from the size of the last bundle: a fleet's sites are
 		// much alike, and growing a 30 KiB buffer from nothing copies it
 		// many times.
-		b := make([]byte, 0, r.sizeHint.Load()+4096)
-		buf = &b
+		fresh := make([]byte, 0, r.sizeHint.Load()+4096)
+		buf = &fresh
 	}
 	generation := redact.Generation()
 	encoded, err := enc.Encode((*buf)[:0], b)
