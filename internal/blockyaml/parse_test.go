@@ -119,6 +119,8 @@ func TestParseMatchesYAMLv3(t *testing.T) {
 		{"sequence among keys", "a: 1\n- b\n", false},
 		{"text after a quoted scalar", "a: 'b' c\n", false},
 		{"long key", strings.Repeat("k", 1100) + ": v\n", false},
+		{"key at the implicit-key limit", strings.Repeat("k", 1024) + ": v\n", true},
+		{"key past the implicit-key limit", strings.Repeat("k", 1025) + ": v\n", false},
 		{"empty", "", false},
 		{"only comments", "# nothing\n", false},
 	}
