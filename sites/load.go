@@ -169,9 +169,7 @@ func Stream(ctx context.Context, fsys fs.FS, paths []string, work func(*Site) an
 				}
 				continue
 			}
-			// A copy of the name: the site's own may share the memory of
-			// its whole file's text (internal/blockyaml).
-			seen[strings.Clone(s.Name)] = definition{pos: s.Pos(s.FieldPath("clusterName")), field: s.FieldPath("clusterName")}
+			seen[s.Name] = definition{pos: s.Pos(s.FieldPath("clusterName")), field: s.FieldPath("clusterName")}
 			it := Item{Site: s}
 			if d.results != nil {
 				it.Result = d.results[i]

@@ -26,10 +26,9 @@
 // For every input Parse accepts, its documents equal those yaml.v3's
 // Decoder gives, field by field (kind, style, tag, value, line, column,
 // children), except comments, which Parse does not keep. Scalar tags are
-// resolved by yaml.v3 itself (Node.ShortTag). Scalar values are
-// substrings of one copy of the text: a value kept long after its
-// document is read keeps the whole text alive (copy it with
-// strings.Clone if that matters). The tests hold the two
+// resolved by yaml.v3 itself (Node.ShortTag). Each scalar's value is a
+// string of its own, as with yaml.v3, so that a value kept after its
+// document is read does not keep the whole text alive. The tests hold the two
 // parsers to each other on every file of the repository, on every fleet
 // layout hack/fleetgen writes, and on random documents.
 package blockyaml

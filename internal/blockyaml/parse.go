@@ -2,6 +2,7 @@ package blockyaml
 
 import (
 	"strings"
+	"unsafe"
 
 	"gopkg.in/yaml.v3"
 )
@@ -16,7 +17,8 @@ func Parse(data []byte) (docs []*yaml.Node, ok bool) {
 	if !plainText(data) {
 		return nil, false
 	}
-	p := parser{src: string(data)}
+	// The text is read in place: every string a node keeps is a copy.
+	p := parser{src: unsafe.String(unsafe.SliceData(data), len(data))}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, is := r.(unsupported); !is {
@@ -322,7 +324,7 @@ func (p *parser) scalar(text string, num, col int) *yaml.Node {
 			p.fail() // an escape, or a string that goes on to another line
 		}
 		p.endOfLine(text[2+j:])
-		n := p.node(yaml.ScalarNode, "!!str", text[1:1+j], num, col+1)
+		n := p.node(yaml.ScalarNode, "!!str", strings.Clone(text[1:1+j]), num, col+1)
 		n.Style = yaml.DoubleQuotedStyle
 		return n
 	}
@@ -359,7 +361,9 @@ func (p *parser) plain(text string, num, col int) *yaml.Node {
 	if text == "<<" {
 		p.fail() // a merge key, which yaml.v3 tags apart
 	}
-	n := p.node(yaml.ScalarNode, "", text, num, col+1)
+	// A copy: a value kept after its document is read (a site's name in
+	// a fleet index) must not keep the whole text alive.
+	n := p.node(yaml.ScalarNode, "", strings.Clone(text), num, col+1)
 	n.Tag = n.ShortTag() // yaml.v3 resolves the tag of a plain scalar
 	return n
 }
