@@ -46,17 +46,19 @@ bench: build
 	$(GO) run ./hack/benchcheck -bin $(BIN) -sizes $(BENCH_SIZES) -runs 3
 	$(GO) run ./hack/benchengine -runs sno:3500@60,sno:10000@max
 	$(GO) run ./hack/benchhub -sites 1000
-	$(GO) test -run '^$$' -bench . -benchmem ./render/ ./sites/ ./internal/yamlenc/ ./internal/kustomize/ ./policy/ ./engine/sim/
+	$(GO) test -run '^$$' -bench . -benchmem ./render/ ./sites/ ./internal/yamlenc/ ./internal/blockyaml/ ./internal/kustomize/ ./policy/ ./engine/sim/
 	$(GO) run ./hack/benchloop -bin $(BIN) -sites 10000 -changes 5
 	$(GO) run ./hack/benchargocd -bin $(BIN) -sites 1000 -runs 3
 
 # fuzz runs each fuzz target for a short while: the site decoder
-# (SiteConfig and ClusterInstance), the manifest decoder, rendering, the
+# (SiteConfig and ClusterInstance), the manifest decoder, the block-style
+# YAML reader against yaml.v3, rendering, the
 # input document of the policies, and the status writer.
 FUZZTIME ?= 30s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeFile$$' -fuzztime $(FUZZTIME) ./sites/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeManifest$$' -fuzztime $(FUZZTIME) ./sites/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/blockyaml/
 	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $(FUZZTIME) ./render/
 	$(GO) test -run '^$$' -fuzz '^FuzzInputDocument$$' -fuzztime $(FUZZTIME) ./policy/
 	$(GO) test -run '^$$' -fuzz '^FuzzWriteStatus$$' -fuzztime $(FUZZTIME) ./reconciler/source/

@@ -103,6 +103,32 @@ func annotateManifest(file string, data []byte) (map[string]any, string, error) 
 	return content, string(text), nil
 }
 
+// templateOutputs remembers what annotateManifest makes of a template's
+// output: a template that reads only .Role gives every site the same text.
+var templateOutputs = newMemo[templateOutput, annotatedText](1024)
+
+type templateOutput struct{ file, text string }
+
+type annotatedText struct {
+	text string
+	err  error
+}
+
+// annotatedOutput is the text annotateManifest makes of a template's
+// output.
+func annotatedOutput(file string, out []byte) (string, error) {
+	if len(out) > maxMemoText {
+		_, text, err := annotateManifest(file, out)
+		return text, err
+	}
+	k := templateOutput{file, string(out)}
+	res := templateOutputs.get(k, func() annotatedText {
+		_, text, err := annotateManifest(file, out)
+		return annotatedText{text, err}
+	})
+	return res.text, res.err
+}
+
 // refuseCredentials refuses a manifest, or a List item, of a kind that
 // carries credentials (credentialKinds).
 func refuseCredentials(file string, content map[string]any) error {
@@ -193,11 +219,22 @@ func (r *siteRender) extraManifests() (map[string]manifestEntry, error) {
 // MachineConfigs may be merged. The legacy extraManifestPath directory is
 // passed through as it is, templates included, as upstream does.
 func (r *siteRender) addDir(entries map[string]manifestEntry, d *sites.ManifestDir, roles []string, predefined bool) error {
+	// The size of the data so far, kept up to date as entries are set:
+	// adding it up again for every file costs as much as the rest of
+	// the extra manifests.
+	total := dataSize(entries)
+	put := func(key string, e manifestEntry) {
+		if old, ok := entries[key]; ok {
+			total -= len(key) + len(old.text)
+		}
+		entries[key] = e
+		total += len(key) + len(e.text)
+	}
 	for _, f := range d.Files {
 		name := path.Base(f.Path)
 		// Checked before the file is parsed: thirty 8 MB manifests would
 		// take gigabytes to parse for a ConfigMap Kubernetes refuses.
-		if size := dataSize(entries) + len(f.Data); size > MaxConfigMapData {
+		if size := total + len(f.Data); size > MaxConfigMapData {
 			return fmt.Errorf("with %s (%d bytes) the extra manifests come to %d bytes, over the %d bytes a ConfigMap "+
 				"can hold: move large content out of the extra manifests", f.Path, len(f.Data), size, MaxConfigMapData)
 		}
@@ -206,7 +243,7 @@ func (r *siteRender) addDir(entries map[string]manifestEntry, d *sites.ManifestD
 			if m.err != nil {
 				return m.err
 			}
-			entries[name] = manifestEntry{text: m.text, content: m.content, mergeable: predefined}
+			put(name, manifestEntry{text: m.text, content: m.content, mergeable: predefined})
 			continue
 		}
 		t, err := r.r.template(f)
@@ -221,13 +258,13 @@ func (r *siteRender) addDir(entries map[string]manifestEntry, d *sites.ManifestD
 			if strings.TrimSpace(out.String()) == "" {
 				continue // a template may render nothing for a role
 			}
-			_, text, err := annotateManifest(f.Path, out.Bytes())
+			text, err := annotatedOutput(f.Path, out.Bytes())
 			if err != nil {
 				return fmt.Errorf("output of template %s for role %s: %v", f.Path, role, err)
 			}
 			key := role + "-" + strings.TrimSuffix(name, ".tmpl")
-			entries[key] = manifestEntry{text: text}
-			if size := dataSize(entries); size > MaxConfigMapData {
+			put(key, manifestEntry{text: text})
+			if size := total; size > MaxConfigMapData {
 				return fmt.Errorf("the extra manifests come to %d bytes with the output of template %s for role %s, over the %d bytes a ConfigMap can hold",
 					size, f.Path, role, MaxConfigMapData)
 			}

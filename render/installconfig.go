@@ -29,6 +29,34 @@ func installConfigOverrides(c *sites.Clusters) (string, error) {
 // without forgiveness, so overrides it would fail on ("{}", "null", white
 // space before "{") are errors here too rather than rendered.
 func mergeInstallConfig(networkType, overrides string, mode sites.CPUPartitioningMode, operator bool) (string, error) {
+	k := installConfigArgs{networkType, overrides, mode, operator}
+	if len(networkType)+len(overrides) > maxMemoText {
+		return k.merge()
+	}
+	res := installConfigs.get(k, func() installConfigResult {
+		s, err := k.merge()
+		return installConfigResult{s, err}
+	})
+	return res.text, res.err
+}
+
+// installConfigs remembers merged overrides: the JSON round trip is a
+// tenth of a site's rendering, and sites mostly share their overrides.
+var installConfigs = newMemo[installConfigArgs, installConfigResult](1024)
+
+type installConfigArgs struct {
+	networkType, overrides string
+	mode                   sites.CPUPartitioningMode
+	operator               bool
+}
+
+type installConfigResult struct {
+	text string
+	err  error
+}
+
+func (a installConfigArgs) merge() (string, error) {
+	networkType, overrides, mode, operator := a.networkType, a.overrides, a.mode, a.operator
 	if operator && overrides != "" && mode != sites.CPUPartitioningAllNodes {
 		if !strings.HasPrefix(overrides, "{") || strings.TrimSpace(overrides) == "{}" {
 			return "", errors.New(`installConfigOverrides must be a non-empty JSON object starting with "{" (the operator fails to merge anything else)`)

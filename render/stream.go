@@ -1,6 +1,9 @@
 package render
 
 import (
+	"sync"
+
+	"github.com/siteops/siteops/internal/redact"
 	"github.com/siteops/siteops/sites"
 )
 
@@ -11,25 +14,76 @@ type Result struct {
 	// Encoded is the bundle in the requested format (nil when the site
 	// failed).
 	Encoded []byte
+	// buf is the pooled buffer Encoded was written into; Release gives
+	// it back.
+	buf *[]byte
+	// redacted says that Encoded went through redact.Bytes (Redacting)
+	// when the registered values were at generation, so that
+	// StreamWriter.WriteResult need not scan it again unless a value was
+	// registered since.
+	redacted   bool
+	generation uint64
 }
 
+// hidden reports whether Encoded holds no credential known now.
+func (res *Result) hidden() bool {
+	return res.redacted && res.generation == redact.Generation()
+}
+
+// encodeBuffers recycles the buffers bundles are encoded into: a site's
+// bundle is tens of kilobytes, and a fresh buffer per site is most of
+// what a render allocates.
+var encodeBuffers sync.Pool
+
+// maxPooledBuffer bounds the buffers kept for reuse, so that one huge
+// site does not pin its buffer for the rest of the run.
+const maxPooledBuffer = 4 << 20
+
 // RenderEncoded renders a site and encodes its bundle, so that both can run
-// on a worker goroutine while another writes earlier sites out.
+// on a worker goroutine while another writes earlier sites out. With an
+// encoder from Redacting, hiding credentials runs there too. Calling
+// Release on the result once its bytes are written lets a later site reuse
+// the buffer.
 func (r *Renderer) RenderEncoded(s *sites.Site, enc Encoder) Result {
 	b, problems := r.Render(s)
 	res := Result{Bundle: b, Problems: problems}
 	if b == nil {
 		return res
 	}
-	// Start from the size of the last bundle: a fleet's sites are much
-	// alike, and growing a 30 KiB buffer from nothing copies it many times.
-	buf := make([]byte, 0, r.sizeHint.Load()+4096)
-	var err error
-	if res.Encoded, err = enc.Encode(buf, b); err != nil {
+	buf, _ := encodeBuffers.Get().(*[]byte)
+	if buf == nil {
+		// Start from the size of the last bundle: a fleet's sites are
+		// much alike, and growing a 30 KiB buffer from nothing copies it
+		// many times.
+		fresh := make([]byte, 0, r.sizeHint.Load()+4096)
+		buf = &fresh
+	}
+	generation := redact.Generation()
+	encoded, err := enc.Encode((*buf)[:0], b)
+	if err != nil {
+		encodeBuffers.Put(buf)
 		res.Bundle = nil
 		res.Problems = append(res.Problems, s.Problem(s.FieldPath(""), "%v", err))
 		return res
 	}
-	r.sizeHint.Store(int64(len(res.Encoded)))
+	*buf = encoded
+	r.sizeHint.Store(int64(len(encoded)))
+	res.Encoded, res.buf = encoded, buf
+	if _, ok := enc.(redactingEncoder); ok {
+		res.redacted, res.generation = true, generation
+	}
 	return res
+}
+
+// Release hands the result's buffer back for reuse. Encoded must not be
+// used afterwards. Releasing is optional: an unreleased buffer is
+// garbage-collected.
+func (res *Result) Release() {
+	if res.buf == nil {
+		return
+	}
+	if cap(*res.buf) <= maxPooledBuffer {
+		encodeBuffers.Put(res.buf)
+	}
+	res.buf, res.Encoded = nil, nil
 }

@@ -62,6 +62,33 @@ func (yamlEncoder) Encode(dst []byte, b *Bundle) ([]byte, error) {
 	return dst, nil
 }
 
+// Redacting returns enc with the credentials of what it encodes hidden
+// (redact.Bytes), which StreamWriter.Write would otherwise do while
+// writing: RenderEncoded with it hides them on the worker goroutine, and
+// StreamWriter.WriteResult does not scan its results again.
+func Redacting(enc Encoder) Encoder {
+	if _, ok := enc.(redactingEncoder); ok {
+		return enc
+	}
+	return redactingEncoder{enc}
+}
+
+type redactingEncoder struct{ Encoder }
+
+func (e redactingEncoder) Encode(dst []byte, b *Bundle) ([]byte, error) {
+	start := len(dst)
+	out, err := e.Encoder.Encode(dst, b)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > start {
+		if hidden := redact.Bytes(out[start:]); &hidden[0] != &out[start] {
+			out = append(out[:start], hidden...)
+		}
+	}
+	return out, nil
+}
+
 type jsonEncoder struct{}
 
 func (jsonEncoder) Header() []byte { return []byte(`{"apiVersion":"v1","kind":"List","items":[`) }
@@ -96,6 +123,25 @@ func NewStreamWriter(w io.Writer, enc Encoder) *StreamWriter {
 
 // Write writes one encoded bundle.
 func (s *StreamWriter) Write(chunk []byte) error {
+	// Objects copy site values as written: hide the credentials they may
+	// hold (a private key pasted as the SSH key, a registered Secret's
+	// value).
+	return s.write(redact.Bytes(chunk))
+}
+
+// WriteResult writes the encoded bundle of a RenderEncoded result. Its
+// credentials were hidden on the worker that rendered it; it is scanned
+// again only if a value to hide was registered since (a Secret in a file
+// decoded meanwhile).
+func (s *StreamWriter) WriteResult(res Result) error {
+	if !res.hidden() {
+		return s.Write(res.Encoded)
+	}
+	return s.write(res.Encoded)
+}
+
+// write writes a chunk whose credentials are hidden.
+func (s *StreamWriter) write(chunk []byte) error {
 	if !s.started {
 		s.started = true
 		if _, err := s.w.Write(s.enc.Header()); err != nil {
@@ -109,10 +155,6 @@ func (s *StreamWriter) Write(chunk []byte) error {
 		chunk = chunk[1:]
 	}
 	s.items = true
-	// Objects copy site values as written: hide the credentials they may
-	// hold (a private key pasted as the SSH key, a registered Secret's
-	// value).
-	chunk = redact.Bytes(chunk)
 	_, err := s.w.Write(chunk)
 	return err
 }

@@ -122,9 +122,9 @@ func (d *nodeDecoder) decode(n *yaml.Node, v reflect.Value, path string) (ok boo
 	return true
 }
 
-// enter resolves aliases and accounts for one node. The returned function
-// must be called when the node is done with.
-func (d *nodeDecoder) enter(n *yaml.Node) (*yaml.Node, func()) {
+// enter resolves aliases and accounts for one node. leave must be called
+// with the anchors it returns when the node is done with.
+func (d *nodeDecoder) enter(n *yaml.Node) (*yaml.Node, []*yaml.Node) {
 	if len(d.expanding) > 0 {
 		d.spend() // a node reached again through an alias
 	}
@@ -143,18 +143,21 @@ func (d *nodeDecoder) enter(n *yaml.Node) (*yaml.Node, func()) {
 	if d.depth > maxDepth {
 		panic(abort{fmt.Sprintf("line %d: the document nests more than %d levels deep", n.Line, maxDepth)})
 	}
-	return n, func() {
-		d.depth--
-		for _, a := range anchors {
-			delete(d.expanding, a)
-		}
+	return n, anchors
+}
+
+// leave ends what enter started.
+func (d *nodeDecoder) leave(anchors []*yaml.Node) {
+	d.depth--
+	for _, a := range anchors {
+		delete(d.expanding, a)
 	}
 }
 
 // visit resolves the aliases of a node that is not descended into (a key).
 func (d *nodeDecoder) visit(n *yaml.Node) *yaml.Node {
-	n, leave := d.enter(n)
-	leave()
+	n, anchors := d.enter(n)
+	d.leave(anchors)
 	return n
 }
 
@@ -198,21 +201,21 @@ func (d *nodeDecoder) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
 // mergeSources returns the pairs a merge key brings in: a mapping, or a
 // list of mappings (earlier ones win).
 func (d *nodeDecoder) mergeSources(v *yaml.Node, path string) [][2]*yaml.Node {
-	v, leave := d.enter(v)
-	defer leave()
+	v, anchors := d.enter(v)
+	defer d.leave(anchors)
 	switch v.Kind {
 	case yaml.MappingNode:
 		return d.pairs(v, path)
 	case yaml.SequenceNode:
 		var out [][2]*yaml.Node
 		for _, e := range v.Content {
-			e, leaveE := d.enter(e)
+			e, anchorsE := d.enter(e)
 			if e.Kind != yaml.MappingNode {
 				d.fail(e, path, "a merge key (<<) takes mappings, got %s", kindName(e))
 			} else {
 				out = append(out, d.pairs(e, path)...)
 			}
-			leaveE()
+			d.leave(anchorsE)
 		}
 		return out
 	}
@@ -263,8 +266,8 @@ func clipN(s string, max int) string {
 }
 
 func (d *nodeDecoder) value(n *yaml.Node, v reflect.Value, path string) {
-	n, leave := d.enter(n)
-	defer leave()
+	n, anchors := d.enter(n)
+	defer d.leave(anchors)
 	if isNull(n) {
 		return
 	}
@@ -285,7 +288,7 @@ func (d *nodeDecoder) value(n *yaml.Node, v reflect.Value, path string) {
 		}
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 		for i, c := range n.Content {
-			ep := fmt.Sprintf("%s[%d]", path, i)
+			ep := path + "[" + strconv.Itoa(i) + "]"
 			d.record(ep, c)
 			d.value(c, s.Index(i), ep)
 		}
@@ -397,7 +400,9 @@ func (d *nodeDecoder) mapValue(n *yaml.Node, v reflect.Value, path string) {
 	}
 	pairs := d.pairs(n, path)
 	m := reflect.MakeMapWithSize(v.Type(), len(pairs))
-	elem := v.Type().Elem()
+	keyType := v.Type().Key()
+	// One element value serves every entry: SetMapIndex copies it.
+	ev := reflect.New(v.Type().Elem()).Elem()
 	for _, kv := range pairs {
 		k := d.visit(kv[0])
 		if k.Kind != yaml.ScalarNode {
@@ -405,14 +410,18 @@ func (d *nodeDecoder) mapValue(n *yaml.Node, v reflect.Value, path string) {
 			continue
 		}
 		fpath := joinPath(path, k.Value)
-		if m.MapIndex(reflect.ValueOf(k.Value)).IsValid() {
+		key := reflect.ValueOf(k.Value)
+		if key.Type() != keyType {
+			key = key.Convert(keyType)
+		}
+		if m.MapIndex(key).IsValid() {
 			d.fail(k, fpath, "defined twice; keep one")
 			continue
 		}
 		d.record(fpath, k)
-		ev := reflect.New(elem).Elem()
+		ev.SetZero()
 		d.value(kv[1], ev, fpath)
-		m.SetMapIndex(reflect.ValueOf(k.Value).Convert(v.Type().Key()), ev)
+		m.SetMapIndex(key, ev)
 	}
 	v.Set(m)
 }
@@ -421,8 +430,8 @@ func (d *nodeDecoder) mapValue(n *yaml.Node, v reflect.Value, path string) {
 // JSON-compatible values, resolving scalars as yaml.v3 does: 0644 is the
 // octal integer 420, true is a boolean, "true" is a string.
 func (d *nodeDecoder) generic(n *yaml.Node, path string) any {
-	n, leave := d.enter(n)
-	defer leave()
+	n, anchors := d.enter(n)
+	defer d.leave(anchors)
 	switch n.Kind {
 	case yaml.MappingNode:
 		pairs := d.pairs(n, path)
@@ -443,7 +452,7 @@ func (d *nodeDecoder) generic(n *yaml.Node, path string) any {
 	case yaml.SequenceNode:
 		s := make([]any, len(n.Content))
 		for i, c := range n.Content {
-			s[i] = d.generic(c, fmt.Sprintf("%s[%d]", path, i))
+			s[i] = d.generic(c, path+"["+strconv.Itoa(i)+"]")
 		}
 		return s
 	case yaml.ScalarNode:

@@ -1,7 +1,6 @@
 package sites
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -28,7 +27,7 @@ func DecodeManifest(file string, data []byte) (map[string]any, error) {
 // mapping, into out.
 func decodeFirst(file string, data []byte, out any) error {
 	var root yaml.Node
-	err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&root)
+	err := newDocumentReader(data).next(&root)
 	if errors.Is(err, io.EOF) {
 		return fmt.Errorf("%s: the file holds no YAML document", file)
 	}
@@ -39,8 +38,8 @@ func decodeFirst(file string, data []byte, out any) error {
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
 		return fmt.Errorf("%s: the document is not a YAML mapping", file)
 	}
-	d := newNodeDecoder(file, newBudget())
-	d.pos = nil // errors carry their own line; no field index is needed
+	// Errors carry their own line: no field index (pos) is needed.
+	d := &nodeDecoder{file: file, budget: newBudget(), expanding: map[*yaml.Node]bool{}}
 	if !d.decode(root.Content[0], reflect.ValueOf(out).Elem(), "") || d.problems.HasErrors() {
 		return d.problems[0]
 	}

@@ -30,12 +30,12 @@ func decodeFile(file string, data []byte, o decodeOptions) ([]*Site, Problems) {
 		out      []*Site
 		problems Problems
 	)
-	dec := yaml.NewDecoder(bytes.NewReader(data))
+	docs := newDocumentReader(data)
 	budget := newBudget()
 	count := 0
 	for doc := 0; ; doc++ {
 		var root yaml.Node
-		err := dec.Decode(&root)
+		err := docs.next(&root)
 		if errors.Is(err, io.EOF) {
 			break
 		}

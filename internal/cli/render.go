@@ -141,12 +141,12 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 	opts := f.loadOptions(sites.WithDocuments(docs...))
 	found := false // a site rendered, or a problem that fails the command anyway
 	var written []string
-	failed, err := streamRendered(cmd.Context(), in, r, enc, opts, stderr, func(ps sites.Problems) { report(stderr, ps) },
-		func(s *sites.Site, encoded []byte) error {
+	failed, err := streamRendered(cmd.Context(), in, r, render.Redacting(enc), opts, stderr, func(ps sites.Problems) { report(stderr, ps) },
+		func(s *sites.Site, res render.Result) error {
 			found = true
 			report(stderr, render.DeprecatedFields(s))
 			if f.outDir == "" {
-				return out.Write(encoded)
+				return out.WriteResult(res)
 			}
 			name, ok := outFileName(s.Name, enc.Ext())
 			if !ok {
@@ -155,7 +155,7 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 				report(stderr, sites.Problems{p})
 				return errSiteFailed
 			}
-			if err := writeSiteFile(f.outDir, name, enc, encoded); err != nil {
+			if err := writeSiteFile(f.outDir, name, enc, res); err != nil {
 				return err
 			}
 			written = append(written, name)
@@ -209,8 +209,9 @@ var errSiteFailed = errors.New("site failed")
 // streamRendered renders the sites of in with r, encoded with enc, and
 // hands each to emit in file order; every problem goes to onProblems, and
 // suppressed objects are noted on stderr. It says whether any site failed.
+// The result's buffer is reused once emit returns.
 func streamRendered(ctx context.Context, in *fleetInput, r *render.Renderer, enc render.Encoder, opts []sites.Option,
-	stderr io.Writer, onProblems func(sites.Problems), emit func(*sites.Site, []byte) error) (bool, error) {
+	stderr io.Writer, onProblems func(sites.Problems), emit func(*sites.Site, render.Result) error) (bool, error) {
 	work := func(s *sites.Site) any { return r.RenderEncoded(s, enc) }
 	failed := false
 	err := sites.Stream(ctx, in.root.FS(), in.paths, work, func(it sites.Item) error {
@@ -232,7 +233,8 @@ func streamRendered(ctx context.Context, in *fleetInput, r *render.Renderer, enc
 		for _, ref := range res.Bundle.Suppressed {
 			fmt.Fprintf(stderr, "%s: site %s: suppressed: %s\n", it.Site.Source, it.Site.Name, ref)
 		}
-		err := emit(it.Site, res.Encoded)
+		err := emit(it.Site, res)
+		res.Release()
 		if errors.Is(err, errSiteFailed) {
 			failed = true
 			return nil
@@ -316,10 +318,10 @@ func outFileName(site, ext string) (string, bool) {
 
 // writeSiteFile writes one site's output as a complete document,
 // atomically.
-func writeSiteFile(dir, name string, enc render.Encoder, chunk []byte) error {
+func writeSiteFile(dir, name string, enc render.Encoder, res render.Result) error {
 	var buf bytes.Buffer
 	sw := render.NewStreamWriter(&buf, enc)
-	if err := sw.Write(chunk); err != nil {
+	if err := sw.WriteResult(res); err != nil {
 		return err
 	}
 	if err := sw.Close(); err != nil {

@@ -56,7 +56,7 @@ func runRenderKRM(cmd *cobra.Command, f *renderFlags, args []string, stdout, std
 		return errFailed
 	}
 	failed, err := streamRendered(cmd.Context(), fleet, r, krmEncoder{}, f.loadOptions(sites.WithDocuments(docs...)), stderr,
-		onProblems, func(_ *sites.Site, encoded []byte) error { return out.WriteItems(encoded) })
+		onProblems, func(_ *sites.Site, res render.Result) error { return out.WriteItems(res.Encoded) })
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,12 @@
 package redact
 
 import (
-	"bytes"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 )
 
 // Mask replaces what is hidden. It is a plain word, so that a document
@@ -26,7 +27,15 @@ var registry struct {
 	sync.RWMutex
 	values   []string
 	replacer *strings.Replacer
+	// generation counts the changes of values (Generation).
+	generation atomic.Uint64
 }
+
+// Generation counts the changes to the registered values. Text hid all of
+// them from a text if it ran after Generation returned g and Generation
+// still returns g: a caller that hides credentials early (on a worker) and
+// prints later checks it to catch a value registered meanwhile.
+func Generation() uint64 { return registry.generation.Load() }
 
 // Register adds values to hide wherever they appear. Values shorter than
 // four bytes, or only blanks, are ignored.
@@ -61,6 +70,7 @@ func Register(values ...string) {
 		pairs = append(pairs, v, Mask)
 	}
 	registry.replacer = strings.NewReplacer(pairs...)
+	registry.generation.Add(1)
 }
 
 // variants are the forms a secret value takes in text: as written, and
@@ -75,7 +85,8 @@ func variants(v string) []string {
 
 // Text returns s with every credential it holds hidden: the user
 // information of URLs (an ssh user alone, ssh://git@host, is kept: it is
-// no secret), PEM private keys and registered values.
+// no secret), PEM private keys and registered values. When there is
+// nothing to hide, s itself comes back and nothing is allocated.
 func Text(s string) string {
 	if s == "" {
 		return s
@@ -89,10 +100,41 @@ func Text(s string) string {
 	registry.RLock()
 	r := registry.replacer
 	registry.RUnlock()
-	if r != nil {
+	if r != nil && replaces(r, s) {
 		s = r.Replace(s)
 	}
 	return s
+}
+
+// replaces reports whether r would change s. strings.Replacer copies s
+// whether or not it holds a match; rendered output (tens of kilobytes per
+// site) seldom does, so it is first written through a writer that only
+// compares.
+func replaces(r *strings.Replacer, s string) bool {
+	w := sameText{s: s}
+	_, _ = r.WriteString(&w, s)
+	return w.differs || w.at != len(s)
+}
+
+// sameText is an io.Writer that checks that what is written is s,
+// piece by piece.
+type sameText struct {
+	s       string
+	at      int
+	differs bool
+}
+
+func (w *sameText) Write(p []byte) (int, error) {
+	return w.WriteString(unsafe.String(unsafe.SliceData(p), len(p)))
+}
+
+func (w *sameText) WriteString(p string) (int, error) {
+	if !w.differs && len(p) <= len(w.s)-w.at && w.s[w.at:w.at+len(p)] == p {
+		w.at += len(p)
+	} else {
+		w.differs = true
+	}
+	return len(p), nil
 }
 
 // URL is Text for one URL: a repository or BMC address fit to print.
@@ -181,16 +223,15 @@ func userinfo(m string) string {
 func Contains(s string) bool { return Text(s) != s }
 
 // Bytes is Text for a byte slice; b itself comes back when it holds
-// nothing to hide.
+// nothing to hide, and b is not copied to find out.
 func Bytes(b []byte) []byte {
-	registry.RLock()
-	registered := registry.replacer != nil
-	registry.RUnlock()
-	if !registered && !(bytes.Contains(b, []byte("://")) && bytes.Contains(b, []byte("@"))) &&
-		!bytes.Contains(b, []byte("PRIVATE KEY")) {
+	if len(b) == 0 {
 		return b
 	}
-	s := string(b)
+	// Text only reads its argument and returns either it or new text, so
+	// b can be read in place; b must not change meanwhile, which holds
+	// since the caller waits for the result.
+	s := unsafe.String(unsafe.SliceData(b), len(b))
 	if t := Text(s); t != s {
 		return []byte(t)
 	}

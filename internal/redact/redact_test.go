@@ -112,3 +112,66 @@ func BenchmarkTextRenderedObject(b *testing.B) {
 		Text(obj)
 	}
 }
+
+// Bytes hides what Text hides, and hands back the caller's slice itself,
+// not a copy, when there is nothing to hide.
+func TestBytes(t *testing.T) {
+	Register("BytesSecret-23")
+	tests := []struct {
+		name, in, want string
+		same           bool
+	}{
+		{"nothing to hide", "kind: BareMetalHost\naddress: redfish+https://10.0.0.1/x\nkey: ssh-ed25519 AAAA user@example.net\n", "", true},
+		{"userinfo", "address: redfish://root:calvin@h/x\n", "address: redfish://REDACTED@h/x\n", false},
+		{"registered value", "token: BytesSecret-23\n", "token: REDACTED\n", false},
+		{"pem key", "k: -----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n", "k: -----BEGIN PRIVATE KEY----- REDACTED -----END PRIVATE KEY-----\n", false},
+		{"empty", "", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := []byte(tt.in)
+			got := Bytes(in)
+			if tt.same {
+				if string(got) != tt.in || len(in) > 0 && &got[0] != &in[0] {
+					t.Fatalf("Bytes(%q) = %q, a copy or a change; want the input slice itself", tt.in, got)
+				}
+				return
+			}
+			if string(got) != tt.want {
+				t.Errorf("Bytes(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+			if string(in) != tt.in {
+				t.Errorf("Bytes changed its input to %q", in)
+			}
+		})
+	}
+}
+
+// The check that spares the copy of a text without registered values
+// agrees with the replacement itself, on texts made of pieces of the
+// registered values.
+func TestReplacesAgreesWithReplace(t *testing.T) {
+	r := strings.NewReplacer("abcd", Mask, "abcdef", Mask, "cdxy", Mask, "xyxyxy", Mask)
+	alphabet := []string{"a", "b", "c", "d", "e", "f", "x", "y", "ab", "cd", "xy", "abcd", " ", "\n"}
+	rng := rand.New(rand.NewPCG(3, 5))
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(16) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		s := b.String()
+		if got, want := replaces(r, s), r.Replace(s) != s; got != want {
+			t.Fatalf("replaces(%q) = %v, but Replace gives %q", s, got, r.Replace(s))
+		}
+	}
+}
+
+func BenchmarkBytesRenderedBundle(b *testing.B) {
+	Register("BenchmarkSecret-5")
+	chunk := []byte(strings.Repeat("---\napiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nspec:\n  bmc:\n    address: redfish-virtualmedia+https://198.51.100.10/redfish/v1/Systems/1\n  sshPublicKey: ssh-ed25519 AAAAC3Nza user@example.net\n", 150))
+	b.SetBytes(int64(len(chunk)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Bytes(chunk)
+	}
+}

@@ -10,6 +10,7 @@
 package safefs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -77,10 +78,13 @@ func ReadFile(fsys fs.FS, p string, max int64) ([]byte, error) {
 		return nil, &kindError{fmt.Sprintf("%s is %d bytes, over the %d-byte limit on input files", p, st.Size(), max), ErrTooLarge}
 	}
 	// The size from Stat can be stale or wrong: the reader is limited too.
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
+	// A buffer of that size is read in one go, where io.ReadAll would
+	// grow one from 512 bytes (a fleet is thousands of small files).
+	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
 		return nil, Explain(p, err)
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > max {
 		return nil, &kindError{fmt.Sprintf("%s is over the %d-byte limit on input files", p, max), ErrTooLarge}
 	}

@@ -70,14 +70,19 @@ func value(v reflect.Value) (any, error) {
 	if !v.IsValid() {
 		return nil, nil
 	}
+	return valueOf(v, infoOf(v.Type()))
+}
+
+// valueOf is value for a valid v whose type's facts the caller has.
+func valueOf(v reflect.Value, info typeInfo) (any, error) {
 	t := v.Type()
-	if t.Implements(marshalerType) {
+	if info.marshaler {
 		if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && v.IsNil() {
 			return nil, nil
 		}
 		return viaJSON(v.Interface())
 	}
-	if v.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(marshalerType) {
+	if info.ptrMarshaler {
 		if v.CanAddr() {
 			return viaJSON(v.Addr().Interface())
 		}
@@ -105,9 +110,10 @@ func value(v reflect.Value) (any, error) {
 			return nil, fmt.Errorf("tomap: map key type %s is not a string", t.Key())
 		}
 		m := make(map[string]any, v.Len())
+		elem := infoOf(t.Elem())
 		iter := v.MapRange()
 		for iter.Next() {
-			e, err := value(iter.Value())
+			e, err := elemValue(iter.Value(), elem)
 			if err != nil {
 				return nil, err
 			}
@@ -124,8 +130,9 @@ func value(v reflect.Value) (any, error) {
 		fallthrough
 	case reflect.Array:
 		s := make([]any, v.Len())
+		elem := infoOf(t.Elem())
 		for i := range s {
-			e, err := value(v.Index(i))
+			e, err := elemValue(v.Index(i), elem)
 			if err != nil {
 				return nil, err
 			}
@@ -150,6 +157,15 @@ func value(v reflect.Value) (any, error) {
 	return nil, fmt.Errorf("tomap: cannot convert %s", t)
 }
 
+// elemValue is value for an element of a map or slice whose element type
+// has the facts info: an interface element holds values of any type.
+func elemValue(v reflect.Value, info typeInfo) (any, error) {
+	if v.Kind() == reflect.Interface {
+		return value(v)
+	}
+	return valueOf(v, info)
+}
+
 // field is how one struct field is written.
 type field struct {
 	index     int
@@ -157,6 +173,8 @@ type field struct {
 	omitEmpty bool
 	omitZero  bool
 	inline    bool
+	// info is the facts of the field's type.
+	info typeInfo
 }
 
 var layouts sync.Map // reflect.Type -> []field
@@ -174,7 +192,7 @@ func layout(t reflect.Type) []field {
 		}
 		name, opts, _ := strings.Cut(tag, ",")
 		has := func(opt string) bool { return strings.Contains(","+opts+",", ","+opt+",") }
-		f := field{index: i, name: name, omitEmpty: has("omitempty"), omitZero: has("omitzero"), inline: has("inline")}
+		f := field{index: i, name: name, omitEmpty: has("omitempty"), omitZero: has("omitzero"), inline: has("inline"), info: infoOf(sf.Type)}
 		if sf.Anonymous && name == "" {
 			f.inline = true
 		}
@@ -214,7 +232,13 @@ func structInto(m map[string]any, v reflect.Value, skip string) error {
 		if f.omitEmpty && isEmpty(fv) || f.omitZero && isZero(fv) {
 			continue
 		}
-		e, err := value(fv)
+		var e any
+		var err error
+		if f.inline { // fv may be what the field points at
+			e, err = value(fv)
+		} else {
+			e, err = elemValue(fv, f.info)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
@@ -225,16 +249,45 @@ func structInto(m map[string]any, v reflect.Value, skip string) error {
 
 var isZeroerType = reflect.TypeFor[interface{ IsZero() bool }]()
 
+// typeInfo is which methods of a type value and isZero look for, worked
+// out once per type: asking reflect on every value was a fifth of the
+// conversion.
+type typeInfo struct {
+	// marshaler: the type implements json.Marshaler; ptrMarshaler: it is
+	// not a pointer and its pointer type does.
+	marshaler, ptrMarshaler bool
+	// zeroer and ptrZeroer: the same for IsZero() bool.
+	zeroer, ptrZeroer bool
+}
+
+var infos sync.Map // reflect.Type -> typeInfo
+
+func infoOf(t reflect.Type) typeInfo {
+	if i, ok := infos.Load(t); ok {
+		return i.(typeInfo)
+	}
+	notPtr := t.Kind() != reflect.Pointer
+	i := typeInfo{
+		marshaler:    t.Implements(marshalerType),
+		ptrMarshaler: notPtr && reflect.PointerTo(t).Implements(marshalerType),
+		zeroer:       t.Implements(isZeroerType),
+		ptrZeroer:    reflect.PointerTo(t).Implements(isZeroerType),
+	}
+	infos.Store(t, i)
+	return i
+}
+
 // isZero is encoding/json's omitzero test: the value's IsZero method if it
 // has one, its Go zero value otherwise.
 func isZero(v reflect.Value) bool {
-	if v.Type().Implements(isZeroerType) {
+	info := infoOf(v.Type())
+	if info.zeroer {
 		if v.Kind() == reflect.Pointer && v.IsNil() {
 			return true
 		}
 		return v.Interface().(interface{ IsZero() bool }).IsZero()
 	}
-	if v.CanAddr() && reflect.PointerTo(v.Type()).Implements(isZeroerType) {
+	if v.CanAddr() && info.ptrZeroer {
 		return v.Addr().Interface().(interface{ IsZero() bool }).IsZero()
 	}
 	return v.IsZero()

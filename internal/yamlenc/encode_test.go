@@ -399,3 +399,29 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// The word-at-a-time check of multi-line values picks the style the
+// byte-by-byte scan picks, on texts made of the bytes that matter to
+// either, in every position of a word.
+func TestAnalyzeBlockMatchesScan(t *testing.T) {
+	pieces := []string{"a", " ", ":", "#", "'", "\n", "\t", "\r", "\x00", "\x1f", "\x7f", "\u0085", "\u2028", "é", "😀",
+		"\ufeff", "\xff", "\xc3", "\xe2\x80", "abcdefgh", "\n\n"}
+	rng := rand.New(rand.NewPCG(5, 8))
+	for range 50000 {
+		var b strings.Builder
+		b.WriteString("\n")
+		for b.Len() < minBlockScan || rng.IntN(4) > 0 {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		// The line break anywhere in the text.
+		if k := rng.IntN(len(s)); k > 0 {
+			s = s[1:k] + "\n" + s[k:]
+		}
+		wantStyle, wantErr := analyzeScan(s, false)
+		gotStyle, gotErr := analyze(s, false)
+		if gotStyle != wantStyle || (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("analyze(%q) = %v, %v; the byte scan gives %v, %v", s, gotStyle, gotErr, wantStyle, wantErr)
+		}
+	}
+}

@@ -54,6 +54,69 @@ func init() {
 // analyze picks the style for s. Keys never get the literal style because
 // block scalars cannot be implicit keys.
 func analyze(s string, key bool) (style, error) {
+	if !key && len(s) >= minBlockScan && strings.IndexByte(s, '\n') >= 0 {
+		return analyzeBlock(s)
+	}
+	return analyzeScan(s, key)
+}
+
+// minBlockScan is the length from which a string with a line break is
+// checked by analyzeBlock: the multi-line values of a rendered fleet
+// (extra manifests in a ConfigMap) are kilobytes each, and checking them
+// was a third of encoding.
+const minBlockScan = 64
+
+// Masks of the eight bytes of a word, for analyzeBlock.
+const (
+	ones = 0x0101010101010101
+	high = 0x8080808080808080
+)
+
+// analyzeBlock is analyzeScan for a value (not a key) with a line break:
+// only what keeps it out of a block scalar matters then (control
+// characters, non-printable runes) and invalid UTF-8. It reads eight bytes
+// at a time and looks closer only at a word holding a byte below 0x20
+// (tabs and line breaks included) or from 0x7f up.
+func analyzeBlock(s string) (style, error) {
+	noLiteral := false
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) {
+			b := s[i : i+8]
+			w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+				uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+			// No byte below 0x20, and none with its high bit set after
+			// adding one (0x7f and up; a carry out of 0xff comes from a
+			// byte whose own high bit is set).
+			if (w-0x20*ones)&^w&high == 0 && (w+ones|w)&high == 0 {
+				i += 8
+				continue
+			}
+		}
+		switch c := s[i]; {
+		case c == '\n' || c == '\t' || c >= 0x20 && c < 0x7f:
+			i++
+		case c < utf8.RuneSelf:
+			noLiteral = true // a control character
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				return 0, errInvalidUTF8
+			}
+			if !printable(r) {
+				noLiteral = true
+			}
+			i += size
+		}
+	}
+	if noLiteral {
+		return styleDouble, nil
+	}
+	return styleLiteral, nil
+}
+
+// analyzeScan is analyze byte by byte, for any string.
+func analyzeScan(s string, key bool) (style, error) {
 	if s == "" {
 		return styleSingle, nil
 	}
