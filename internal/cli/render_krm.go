@@ -50,12 +50,23 @@ func runRenderKRM(cmd *cobra.Command, f *renderFlags, args []string, stdout, std
 			results = append(results, krmResult(p, origins[p.Pos.File]))
 		}
 	}
+	// A Secret among the items is passed through as it is, and its values
+	// are hidden wherever a site copies them.
+	for _, it := range passThrough {
+		if it.APIVersion == "v1" && it.Kind == "Secret" {
+			if data, err := it.YAML(); err == nil {
+				sites.RegisterSecret(data)
+			}
+		}
+	}
 	r := render.New(fleet.renderOpts...)
 	if err := r.CheckDefaultManifests(); err != nil {
 		fmt.Fprintf(stderr, "--extra-manifests-dir %s: %v\n", f.manifestsDir, err)
 		return errFailed
 	}
-	failed, err := streamRendered(cmd.Context(), fleet, r, krmEncoder{}, f.loadOptions(sites.WithDocuments(docs...)), stderr,
+	// Credentials are hidden as in every other output: what kustomize or
+	// Argo CD receives from the plugin is printed and stored by them.
+	failed, err := streamRendered(cmd.Context(), fleet, r, render.Redacting(krmEncoder{}), f.loadOptions(sites.WithDocuments(docs...)), stderr,
 		onProblems, func(_ *sites.Site, res render.Result) error { return out.WriteItems(res.Encoded) })
 	if err != nil {
 		return err

@@ -114,6 +114,24 @@ func TestPlantedSecretsNeverLeak(t *testing.T) {
 		}
 	}
 
+	// render --krm, the sites as the items of kustomize's ResourceList.
+	var items strings.Builder
+	items.WriteString("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n")
+	for _, name := range []string{"alpha.yaml", "bravo.yaml", "echo.yaml", "golf.yaml", "bmc-secret.yaml"} {
+		items.WriteString(indent(files[name]))
+	}
+	stdout, stderr, _ := runStdin(t, items.String(), "render", "--krm", "--root", dir)
+	// The Secret item is passed through whole; its value is found there
+	// and nowhere else.
+	kept := planted["secret beside sites"]
+	if n := strings.Count(stdout, kept); n != 1 {
+		t.Errorf("render --krm holds the Secret's password %d times, want once (the Secret passed through)", n)
+	}
+	scan("render --krm", strings.ReplaceAll(stdout, kept, "")+stderr)
+	if !strings.Contains(stdout, "name: golf") {
+		t.Errorf("render --krm lost the clean site golf:\n%s\n%s", stdout, stderr)
+	}
+
 	// run --repo, the repository's password in its URL.
 	srv := gittest.StartHTTP(t, gittest.WithBasicAuth("fleetbot", planted["git password"]))
 	url := srv.SeedFiles(t, "fleet.git", files)
