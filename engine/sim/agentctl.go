@@ -144,8 +144,10 @@ func (o *op) copyAnnotations(h *host, spec *bmhSpec) {
 		h.NodeLabels = nodeLabels
 		o.changed = true
 	}
+	// Without hints the service chooses: the eligible disks are read only
+	// when there are hints to match them against.
 	var eligible []assisted.Disk
-	if h.Inventory != nil {
+	if h.Inventory != nil && len(spec.RootHints) > 0 {
 		eligible = o.hostInput(h).EligibleDisks()
 	}
 	if disk := installDisk(eligible, spec.RootHints); disk != h.InstallDisk {

@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/siteops/siteops/engine"
@@ -215,7 +217,9 @@ func (o *op) event(object, reason, message string) {
 		o.st.Events = append(o.st.Events[:0:0], o.st.Events[n-engine.MaxEvents:]...)
 	}
 	o.dirty = true
-	o.e.opts.Logger.Debug(message, "site", o.st.Name, "object", object, "reason", reason, "time", o.now)
+	if l := o.e.opts.Logger; l.Enabled(context.Background(), slog.LevelDebug) {
+		l.Debug(message, "site", o.st.Name, "object", object, "reason", reason, "time", o.now)
+	}
 }
 
 // Event reasons.
