@@ -41,7 +41,14 @@ const (
 // under the policy. Conditions of old that want does not name are kept
 // after them, unchanged (a controller leaves conditions it does not
 // compute alone).
+//
+// When want says what old says, in the same order, old itself is returned
+// (capped, so that appending to it copies): the controllers recompute
+// conditions at every reconcile and most find nothing new.
 func SetConditions(old []engine.Condition, want []Cond, now time.Time, policy TransitionPolicy) []engine.Condition {
+	if sameConditions(old, want) {
+		return old[:len(old):len(old)]
+	}
 	out := make([]engine.Condition, 0, len(want))
 	for _, w := range want {
 		c := engine.Condition{Type: w.Type, Status: w.Status, Reason: w.Reason, Message: w.Message, LastTransitionTime: now}
@@ -73,6 +80,28 @@ func SetConditions(old []engine.Condition, want []Cond, now time.Time, policy Tr
 		}
 	}
 	return out
+}
+
+// sameConditions reports whether old is exactly what SetConditions would
+// build from want: the same types in the same order, each the first of its
+// type in old, with the same status, reason and message (so every
+// transition time stays, under either policy).
+func sameConditions(old []engine.Condition, want []Cond) bool {
+	if old == nil || len(old) != len(want) {
+		return false
+	}
+	for i, w := range want {
+		o := &old[i]
+		if o.Type != w.Type || o.Status != w.Status || o.Reason != w.Reason || o.Message != w.Message {
+			return false
+		}
+		for j := range i {
+			if old[j].Type == o.Type {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // FindCondition returns the condition of a type, if present.

@@ -45,13 +45,15 @@ func (e *Engine) selectNMStates(selector map[string]string) []nmStateSpec {
 	if len(selector) == 0 {
 		return nil
 	}
-	keys := make([]string, 0, len(selector))
+	// The index is looked up by the selector's first label in key order.
+	first, seen := "", false
 	for k := range selector {
-		keys = append(keys, k)
+		if !seen || k < first {
+			first, seen = k, true
+		}
 	}
-	sort.Strings(keys)
 	var out []nmStateSpec
-	for _, ref := range e.nmIndex[keys[0]+"="+selector[keys[0]]] {
+	for _, ref := range e.nmIndex[first+"="+selector[first]] {
 		s := e.sites[ref.site]
 		if s == nil || s.st.Desired == nil {
 			continue
@@ -71,9 +73,11 @@ func (e *Engine) selectNMStates(selector map[string]string) []nmStateSpec {
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		return out[i].Namespace+"/"+out[i].Name < out[j].Namespace+"/"+out[j].Name
-	})
+	if len(out) > 1 {
+		sort.Slice(out, func(i, j int) bool {
+			return out[i].Namespace+"/"+out[i].Name < out[j].Namespace+"/"+out[j].Name
+		})
+	}
 	return out
 }
 

@@ -47,6 +47,7 @@ type Engine struct {
 	store *store
 	// commitMu serializes commits, so that statuses publish in order.
 	commitMu sync.Mutex
+	counters counters
 
 	pubMu     sync.RWMutex
 	published map[string]*engine.SiteStatus

@@ -159,6 +159,7 @@ func (e *Engine) commit() error {
 		}
 		e.savedClock = clock
 	}
+	e.counters.count(writes)
 	e.publish(statuses, gone)
 	return nil
 }
