@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/engine/assisted"
 	"github.com/siteops/siteops/render"
 )
 
@@ -34,6 +35,8 @@ type Engine struct {
 	// nmIndex finds NMStateConfigs by label, across sites.
 	nmIndex map[string][]nmRef
 	hwCache map[string]hardware
+	// hostResults is the list the host monitor evaluates into, reused.
+	hostResults []assisted.Result
 	// steps counts the timers run, for benchmarks.
 	steps  uint64
 	closed bool
