@@ -386,7 +386,7 @@ func ClusterDeploymentConditions(aci []engine.Condition) []Cond {
 		c, ok := FindCondition(aci, t)
 		return Cond{c.Type, c.Status, c.Reason, c.Message}, ok
 	}
-	var out []Cond
+	out := make([]Cond, 0, 7)
 	for _, p := range []struct{ from, to string }{
 		{CondCompleted, CondClusterInstallCompleted},
 		{CondFailed, CondClusterInstallFailed},
