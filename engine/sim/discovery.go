@@ -52,8 +52,9 @@ func (e *Engine) selectNMStates(selector map[string]string) []nmStateSpec {
 			first, seen = k, true
 		}
 	}
+	var key [128]byte
 	var out []nmStateSpec
-	for _, ref := range e.nmIndex[first+"="+selector[first]] {
+	for _, ref := range e.nmIndex[string(append(append(append(key[:0], first...), '='), selector[first]...))] {
 		s := e.sites[ref.site]
 		if s == nil || s.st.Desired == nil {
 			continue

@@ -214,7 +214,12 @@ func (o *op) event(object, reason, message string) {
 	ev := engine.Event{Time: o.now, Object: object, Reason: reason, Message: message}
 	o.st.Events = append(o.st.Events, ev)
 	if n := len(o.st.Events); n > engine.MaxEvents {
-		o.st.Events = append(o.st.Events[:0:0], o.st.Events[n-engine.MaxEvents:]...)
+		// The oldest go, in place: a site records dozens of events, and a
+		// new list for each would be most of what a step allocates. Status
+		// and the store copy the list, nothing keeps it.
+		kept := copy(o.st.Events, o.st.Events[n-engine.MaxEvents:])
+		clear(o.st.Events[kept:n])
+		o.st.Events = o.st.Events[:kept]
 	}
 	o.dirty = true
 	if l := o.e.opts.Logger; l.Enabled(context.Background(), slog.LevelDebug) {
