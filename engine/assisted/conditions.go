@@ -217,13 +217,17 @@ type ACIView struct {
 // entry in the result is never returned; LastInstallationPreparationFailed
 // is left out when the preparation status is not_started (the previous
 // condition stays).
-func ACIConditions(v ACIView) []Cond {
+func ACIConditions(v ACIView) []Cond { return AppendACIConditions(nil, v) }
+
+// AppendACIConditions appends what ACIConditions returns to out: the
+// simulation recomputes conditions at every step into one reused list.
+func AppendACIConditions(out []Cond, v ACIView) []Cond {
 	// The code writes the reason as the message (internal/controller/controllers).
 	spec := specSynced(v.Sync, ReasonSyncOK)
 	if !v.Registered {
-		return notAvailable(spec, CondRequirementsMet, CondValidated, CondCompleted, CondFailed, CondStopped)
+		return append(out, notAvailable(spec, CondRequirementsMet, CondValidated, CondCompleted, CondFailed, CondStopped)...)
 	}
-	out := []Cond{spec, aciRequirementsMet(v), aciValidated(v), aciCompleted(v), aciFailed(v), aciStopped(v)}
+	out = append(out, spec, aciRequirementsMet(v), aciValidated(v), aciCompleted(v), aciFailed(v), aciStopped(v))
 	switch v.PrepStatus {
 	case "":
 		out = append(out, Cond{CondLastInstallationPreparationFailed, False, ReasonPrepNeverPerformed, ""})
@@ -382,11 +386,16 @@ const (
 // onto the ClusterDeployment the way Hive does, and derives the provision
 // conditions. It returns nothing before the ACI has its conditions.
 func ClusterDeploymentConditions(aci []engine.Condition) []Cond {
+	return AppendClusterDeploymentConditions(make([]Cond, 0, 7), aci)
+}
+
+// AppendClusterDeploymentConditions appends what
+// ClusterDeploymentConditions returns to out.
+func AppendClusterDeploymentConditions(out []Cond, aci []engine.Condition) []Cond {
 	get := func(t string) (Cond, bool) {
 		c, ok := FindCondition(aci, t)
 		return Cond{c.Type, c.Status, c.Reason, c.Message}, ok
 	}
-	out := make([]Cond, 0, 7)
 	for _, p := range []struct{ from, to string }{
 		{CondCompleted, CondClusterInstallCompleted},
 		{CondFailed, CondClusterInstallFailed},
@@ -434,12 +443,15 @@ type AgentView struct {
 }
 
 // AgentConditions computes the Agent conditions (internal/controller/controllers/agent_controller.go).
-func AgentConditions(v AgentView) []Cond {
+func AgentConditions(v AgentView) []Cond { return AppendAgentConditions(nil, v) }
+
+// AppendAgentConditions appends what AgentConditions returns to out.
+func AppendAgentConditions(out []Cond, v AgentView) []Cond {
 	spec := specSynced(v.Sync, "The Spec has been successfully applied")
 	if !v.Registered {
-		return notAvailable(spec, CondConnected, CondRequirementsMet, CondValidated, CondInstalled, CondBound)
+		return append(out, notAvailable(spec, CondConnected, CondRequirementsMet, CondValidated, CondInstalled, CondBound)...)
 	}
-	out := []Cond{spec, agentConnected(v), agentRequirementsMet(v), agentValidated(v), agentInstalled(v), agentBound(v)}
+	out = append(out, spec, agentConnected(v), agentRequirementsMet(v), agentValidated(v), agentInstalled(v), agentBound(v))
 	if v.CleanupError != "" {
 		out = append(out, Cond{CondCleanup, False, ReasonCleanupFailed, v.CleanupError})
 	}

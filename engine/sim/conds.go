@@ -54,9 +54,9 @@ func (o *op) updateConditions() {
 		out = append(out, resourceConds{Kind: kind, Namespace: ns, Name: name, Conditions: conds})
 	}
 	if d != nil && d.ACI != nil && st.Deleting == nil {
-		aci := assisted.SetConditions(get(render.KindAgentClusterInstall, d.ACI.Namespace, d.ACI.Name), assisted.ACIConditions(o.aciView()), o.now, assisted.OnAnyChange)
+		aci := assisted.SetConditions(get(render.KindAgentClusterInstall, d.ACI.Namespace, d.ACI.Name), o.wantConds(assisted.AppendACIConditions(o.e.condScratch[:0], o.aciView())), o.now, assisted.OnAnyChange)
 		if d.CD != nil {
-			cd := assisted.SetConditions(get(render.KindClusterDeployment, d.CD.Namespace, d.CD.Name), assisted.ClusterDeploymentConditions(aci), o.now, assisted.OnStatusChange)
+			cd := assisted.SetConditions(get(render.KindClusterDeployment, d.CD.Namespace, d.CD.Name), o.wantConds(assisted.AppendClusterDeploymentConditions(o.e.condScratch[:0], aci)), o.now, assisted.OnStatusChange)
 			add(render.KindClusterDeployment, d.CD.Namespace, d.CD.Name, cd)
 			o.hive(cd)
 		}
@@ -90,7 +90,7 @@ func (o *op) updateConditions() {
 				v.Validations = []assisted.Result{}
 			}
 		}
-		add("Agent", h.Namespace, h.ID, assisted.SetConditions(get("Agent", h.Namespace, h.ID), assisted.AgentConditions(v), o.now, assisted.OnStatusChange))
+		add("Agent", h.Namespace, h.ID, assisted.SetConditions(get("Agent", h.Namespace, h.ID), o.wantConds(assisted.AppendAgentConditions(o.e.condScratch[:0], v)), o.now, assisted.OnStatusChange))
 	}
 	for _, r := range st.Refusals {
 		c := assisted.Cond{Type: condAccepted, Status: assisted.False, Reason: r.Reason, Message: r.Message}
@@ -111,6 +111,13 @@ func (o *op) updateConditions() {
 		st.Conditions = out
 		o.dirty = true
 	}
+}
+
+// wantConds keeps the list conditions were computed into for the next
+// computation: SetConditions copies what it keeps of them.
+func (o *op) wantConds(cs []assisted.Cond) []assisted.Cond {
+	o.e.condScratch = cs
+	return cs
 }
 
 // equalResourceConds is reflect.DeepEqual for conditions, without

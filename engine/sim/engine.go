@@ -35,8 +35,10 @@ type Engine struct {
 	// nmIndex finds NMStateConfigs by label, across sites.
 	nmIndex map[string][]nmRef
 	hwCache map[string]hardware
-	// hostResults is the list the host monitor evaluates into, reused.
+	// hostResults is the list the host monitor evaluates into, and
+	// condScratch the one conditions are computed into, both reused.
 	hostResults []assisted.Result
+	condScratch []assisted.Cond
 	// steps counts the timers run, for benchmarks.
 	steps  uint64
 	closed bool
