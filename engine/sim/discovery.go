@@ -63,23 +63,34 @@ func (e *Engine) selectNMStates(selector map[string]string) []nmStateSpec {
 			if n.Namespace != ref.namespace || n.Name != ref.name {
 				continue
 			}
-			match := true
-			for k, v := range selector {
-				if n.Labels[k] != v {
-					match = false
-				}
-			}
-			if match {
+			if selects(selector, n.Labels) {
 				out = append(out, n)
 			}
 		}
 	}
-	if len(out) > 1 {
-		sort.Slice(out, func(i, j int) bool {
-			return out[i].Namespace+"/"+out[i].Name < out[j].Namespace+"/"+out[j].Name
+	sortNMStates(out)
+	return out
+}
+
+// selects reports whether a label selector matches an NMStateConfig's
+// labels.
+func selects(selector, labels map[string]string) bool {
+	for k, v := range selector {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// sortNMStates orders NMStateConfigs as the InfraEnv controller lists
+// them: by namespace/name.
+func sortNMStates(nms []nmStateSpec) {
+	if len(nms) > 1 {
+		sort.Slice(nms, func(i, j int) bool {
+			return nms[i].Namespace+"/"+nms[i].Name < nms[j].Namespace+"/"+nms[j].Name
 		})
 	}
-	return out
 }
 
 // indexNMStates moves a site's NMStateConfigs in the label index.

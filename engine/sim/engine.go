@@ -156,6 +156,10 @@ func (e *Engine) Apply(ctx context.Context, b *render.Bundle, revision string) e
 		return errors.New("apply: the bundle names no site")
 	}
 	d, refusals := parseBundle(b)
+	var hints []ignitionHint
+	if len(refusals) == 0 {
+		hints = ignitionHints(d)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
@@ -172,6 +176,7 @@ func (e *Engine) Apply(ctx context.Context, b *render.Bundle, revision string) e
 	}
 	refusals = append(refusals, e.conflicts(b.Site, d)...)
 	o := e.op(s)
+	o.ignition = hints
 	if len(refusals) > 0 {
 		o.refuse(refusals, revision)
 	} else {

@@ -102,7 +102,7 @@ func (o *op) imageProblem(spec *infraEnvSpec, nms []nmStateSpec, ie *infraEnv) s
 	if spec.KernelArgsProblem != "" {
 		return spec.KernelArgsProblem
 	}
-	size, err := discoveryIgnitionSize(spec, nms)
+	size, err := o.ignitionSize(spec, nms)
 	if err != nil {
 		return err.Error()
 	}

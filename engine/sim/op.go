@@ -24,6 +24,8 @@ type op struct {
 	// look at; dirty by any change to keep.
 	changed bool
 	dirty   bool
+	// ignition are the discovery ignitions Apply measured beforehand.
+	ignition []ignitionHint
 }
 
 func (e *Engine) op(s *site) *op {
