@@ -18,7 +18,7 @@ import (
 	"github.com/siteops/siteops/render"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite testdata/fleet-history.golden from this run")
+var updateHistory = flag.Bool("update-history", false, "rewrite testdata/fleet-history.golden from this run")
 
 // goldenFleet is a mixed fleet whose whole history the golden file holds:
 // the example sites, a compact, an arbiter and a pool cluster, a site that
@@ -79,8 +79,9 @@ func goldenFleet(t *testing.T) (first []*render.Bundle, later map[int][]func(*En
 // TestFleetHistoryGolden runs a mixed fleet on a stepped clock and holds
 // every site's status and state, minute by minute, to the history recorded
 // in testdata: the simulation's results and the order of its events do not
-// change when its machinery does. Run with -update to record a new history
-// after a change of behaviour.
+// change when its machinery does. After a change of behaviour, record the
+// new history with -update-history (its own name: a package's -update
+// flag would collide with another test file's).
 func TestFleetHistoryGolden(t *testing.T) {
 	first, later := goldenFleet(t)
 	e := newStepped(t, Options{})
@@ -108,7 +109,7 @@ func TestFleetHistoryGolden(t *testing.T) {
 	}
 	final := finalStatuses(t, e)
 	path := filepath.Join("testdata", "fleet-history.golden")
-	if *updateGolden {
+	if *updateHistory {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +121,7 @@ func TestFleetHistoryGolden(t *testing.T) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		t.Fatalf("%v (record it with go test -run TestFleetHistoryGolden -update ./engine/sim/)", err)
+		t.Fatalf("%v (record it with go test ./engine/sim/ -run TestFleetHistoryGolden -update-history)", err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
