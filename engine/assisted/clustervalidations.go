@@ -1,9 +1,10 @@
 package assisted
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -574,29 +575,40 @@ func EvaluateCluster(c *ClusterInput) []Result {
 	// Each category's results are sorted by id; categories come in the
 	// order validationsInfo's JSON keys do (internal/cluster/
 	// refresh_status_preprocessor.go sortByValidationResultID).
-	category := make(map[string]Category, len(ClusterValidations))
-	for _, v := range ClusterValidations {
-		category[v.ID] = v.Category
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		ci, cj := category[out[i].ID], category[out[j].ID]
-		if ci != cj {
-			return ci < cj
+	slices.SortStableFunc(out, func(a, b Result) int {
+		if ca, cb := clusterValidationCategory[a.ID], clusterValidationCategory[b.ID]; ca != cb {
+			return cmp.Compare(ca, cb)
 		}
-		return out[i].ID < out[j].ID
+		return strings.Compare(a.ID, b.ID)
 	})
 	return out
 }
 
+// clusterValidationCategory and clusterValidationGroup are the category
+// and gating group of each cluster validation id, built once: every
+// cluster refresh reads them.
+var (
+	clusterValidationCategory = func() map[string]Category {
+		m := make(map[string]Category, len(ClusterValidations))
+		for _, v := range ClusterValidations {
+			m[v.ID] = v.Category
+		}
+		return m
+	}()
+	clusterValidationGroup = func() map[string]ClusterGroup {
+		m := make(map[string]ClusterGroup, len(ClusterValidations))
+		for _, v := range ClusterValidations {
+			m[v.ID] = v.Group
+		}
+		return m
+	}()
+)
+
 // ClusterGates folds cluster results into the refresh rule's groups.
 func ClusterGates(rs []Result) (pendingOK, requiredOK bool) {
-	group := make(map[string]ClusterGroup, len(ClusterValidations))
-	for _, v := range ClusterValidations {
-		group[v.ID] = v.Group
-	}
 	pendingOK, requiredOK = true, true
 	for _, r := range rs {
-		g, known := group[r.ID]
+		g, known := clusterValidationGroup[r.ID]
 		if !known {
 			g = GroupRequired // operator validations
 		}

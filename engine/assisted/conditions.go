@@ -41,7 +41,14 @@ const (
 // under the policy. Conditions of old that want does not name are kept
 // after them, unchanged (a controller leaves conditions it does not
 // compute alone).
+//
+// When want says what old says, in the same order, old itself is returned
+// (capped, so that appending to it copies): the controllers recompute
+// conditions at every reconcile and most find nothing new.
 func SetConditions(old []engine.Condition, want []Cond, now time.Time, policy TransitionPolicy) []engine.Condition {
+	if sameConditions(old, want) {
+		return old[:len(old):len(old)]
+	}
 	out := make([]engine.Condition, 0, len(want))
 	for _, w := range want {
 		c := engine.Condition{Type: w.Type, Status: w.Status, Reason: w.Reason, Message: w.Message, LastTransitionTime: now}
@@ -73,6 +80,28 @@ func SetConditions(old []engine.Condition, want []Cond, now time.Time, policy Tr
 		}
 	}
 	return out
+}
+
+// sameConditions reports whether old is exactly what SetConditions would
+// build from want: the same types in the same order, each the first of its
+// type in old, with the same status, reason and message (so every
+// transition time stays, under either policy).
+func sameConditions(old []engine.Condition, want []Cond) bool {
+	if old == nil || len(old) != len(want) {
+		return false
+	}
+	for i, w := range want {
+		o := &old[i]
+		if o.Type != w.Type || o.Status != w.Status || o.Reason != w.Reason || o.Message != w.Message {
+			return false
+		}
+		for j := range i {
+			if old[j].Type == o.Type {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // FindCondition returns the condition of a type, if present.
@@ -188,13 +217,17 @@ type ACIView struct {
 // entry in the result is never returned; LastInstallationPreparationFailed
 // is left out when the preparation status is not_started (the previous
 // condition stays).
-func ACIConditions(v ACIView) []Cond {
+func ACIConditions(v ACIView) []Cond { return AppendACIConditions(nil, v) }
+
+// AppendACIConditions appends what ACIConditions returns to out: the
+// simulation recomputes conditions at every step into one reused list.
+func AppendACIConditions(out []Cond, v ACIView) []Cond {
 	// The code writes the reason as the message (internal/controller/controllers).
 	spec := specSynced(v.Sync, ReasonSyncOK)
 	if !v.Registered {
-		return notAvailable(spec, CondRequirementsMet, CondValidated, CondCompleted, CondFailed, CondStopped)
+		return append(out, notAvailable(spec, CondRequirementsMet, CondValidated, CondCompleted, CondFailed, CondStopped)...)
 	}
-	out := []Cond{spec, aciRequirementsMet(v), aciValidated(v), aciCompleted(v), aciFailed(v), aciStopped(v)}
+	out = append(out, spec, aciRequirementsMet(v), aciValidated(v), aciCompleted(v), aciFailed(v), aciStopped(v))
 	switch v.PrepStatus {
 	case "":
 		out = append(out, Cond{CondLastInstallationPreparationFailed, False, ReasonPrepNeverPerformed, ""})
@@ -353,11 +386,16 @@ const (
 // onto the ClusterDeployment the way Hive does, and derives the provision
 // conditions. It returns nothing before the ACI has its conditions.
 func ClusterDeploymentConditions(aci []engine.Condition) []Cond {
+	return AppendClusterDeploymentConditions(make([]Cond, 0, 7), aci)
+}
+
+// AppendClusterDeploymentConditions appends what
+// ClusterDeploymentConditions returns to out.
+func AppendClusterDeploymentConditions(out []Cond, aci []engine.Condition) []Cond {
 	get := func(t string) (Cond, bool) {
 		c, ok := FindCondition(aci, t)
 		return Cond{c.Type, c.Status, c.Reason, c.Message}, ok
 	}
-	var out []Cond
 	for _, p := range []struct{ from, to string }{
 		{CondCompleted, CondClusterInstallCompleted},
 		{CondFailed, CondClusterInstallFailed},
@@ -405,12 +443,15 @@ type AgentView struct {
 }
 
 // AgentConditions computes the Agent conditions (internal/controller/controllers/agent_controller.go).
-func AgentConditions(v AgentView) []Cond {
+func AgentConditions(v AgentView) []Cond { return AppendAgentConditions(nil, v) }
+
+// AppendAgentConditions appends what AgentConditions returns to out.
+func AppendAgentConditions(out []Cond, v AgentView) []Cond {
 	spec := specSynced(v.Sync, "The Spec has been successfully applied")
 	if !v.Registered {
-		return notAvailable(spec, CondConnected, CondRequirementsMet, CondValidated, CondInstalled, CondBound)
+		return append(out, notAvailable(spec, CondConnected, CondRequirementsMet, CondValidated, CondInstalled, CondBound)...)
 	}
-	out := []Cond{spec, agentConnected(v), agentRequirementsMet(v), agentValidated(v), agentInstalled(v), agentBound(v)}
+	out = append(out, spec, agentConnected(v), agentRequirementsMet(v), agentValidated(v), agentInstalled(v), agentBound(v))
 	if v.CleanupError != "" {
 		out = append(out, Cond{CondCleanup, False, ReasonCleanupFailed, v.CleanupError})
 	}

@@ -1,6 +1,7 @@
 package assisted
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -201,5 +202,50 @@ func TestSetConditions(t *testing.T) {
 	st := SetConditions(old, []Cond{{"A", False, "R1", "m1"}}, t1, OnStatusChange)
 	if !st[0].LastTransitionTime.Equal(t1) {
 		t.Error("status change did not move the condition")
+	}
+}
+
+// An unchanged list is the old one, and appending to it leaves the old
+// one alone; any difference (order, a type repeated, a condition more or
+// less, a reason under either policy) builds a new list as before.
+func TestSetConditionsUnchanged(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	t1 := t0.Add(time.Minute)
+	c := func(typ, status, reason string, at time.Time) engine.Condition {
+		return engine.Condition{Type: typ, Status: status, Reason: reason, Message: "m", LastTransitionTime: at}
+	}
+	old := []engine.Condition{c("A", True, "R", t0), c("B", False, "R", t0)}
+	for _, tc := range []struct {
+		name   string
+		old    []engine.Condition
+		want   []Cond
+		policy TransitionPolicy
+		out    []engine.Condition
+		reused bool
+	}{
+		{"the same", old, []Cond{{"A", True, "R", "m"}, {"B", False, "R", "m"}}, OnAnyChange, old, true},
+		{"the same, status policy", old, []Cond{{"A", True, "R", "m"}, {"B", False, "R", "m"}}, OnStatusChange, old, true},
+		{"another order", old, []Cond{{"B", False, "R", "m"}, {"A", True, "R", "m"}}, OnAnyChange, []engine.Condition{c("B", False, "R", t0), c("A", True, "R", t0)}, false},
+		{"one less: the other kept after", old, []Cond{{"B", False, "R", "m"}}, OnAnyChange, []engine.Condition{c("B", False, "R", t0), c("A", True, "R", t0)}, false},
+		{"a new reason, status policy", old, []Cond{{"A", True, "R2", "m"}, {"B", False, "R", "m"}}, OnStatusChange, []engine.Condition{c("A", True, "R2", t0), c("B", False, "R", t0)}, false},
+		{"a type twice in old", []engine.Condition{c("A", True, "R", t0), c("A", True, "R", t1)}, []Cond{{"A", True, "R", "m"}, {"A", True, "R", "m"}}, OnAnyChange, []engine.Condition{c("A", True, "R", t0), c("A", True, "R", t0)}, false},
+		{"nothing before", nil, nil, OnAnyChange, []engine.Condition{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := SetConditions(tc.old, tc.want, t1, tc.policy)
+			if !reflect.DeepEqual(got, tc.out) {
+				t.Fatalf("got %+v\nwant %+v", got, tc.out)
+			}
+			if reused := len(got) > 0 && len(tc.old) > 0 && &got[0] == &tc.old[0]; reused != tc.reused {
+				t.Errorf("old list reused: %v", reused)
+			}
+			if len(tc.old) > 0 {
+				before := append([]engine.Condition(nil), tc.old...)
+				_ = append(got, c("Z", True, "R", t1))
+				if !reflect.DeepEqual(tc.old, before) {
+					t.Error("appending to the result changed the old list")
+				}
+			}
+		})
 	}
 }

@@ -749,7 +749,12 @@ var hostValidationByID = func() map[string]*HostValidation {
 // EvaluateHost runs every host validation in order. Validations the
 // cluster asks to ignore (and that can be ignored) pass.
 func EvaluateHost(in *HostInput) []Result {
-	out := make([]Result, 0, len(HostValidations))
+	return AppendHostResults(make([]Result, 0, len(HostValidations)), in)
+}
+
+// AppendHostResults appends the results of EvaluateHost to out: a caller
+// that refreshes hosts over and over reuses one list.
+func AppendHostResults(out []Result, in *HostInput) []Result {
 	for i := range HostValidations {
 		v := &HostValidations[i]
 		status, msg := v.eval(in)

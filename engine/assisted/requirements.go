@@ -114,12 +114,18 @@ func UnboundRequirements() Requirements {
 // VersionAtLeast reports whether an OpenShift version string ("4.20.6",
 // "4.22") is at least major.minor. An unparsable version is taken as old.
 func VersionAtLeast(version string, major, minor int) bool {
-	parts := strings.SplitN(version, ".", 3)
-	if len(parts) < 2 {
+	// The first two dot-separated fields, read in place: the validations
+	// ask at every host and cluster refresh.
+	dot := strings.IndexByte(version, '.')
+	if dot < 0 {
 		return false
 	}
-	ma, err1 := strconv.Atoi(parts[0])
-	mi, err2 := strconv.Atoi(parts[1])
+	minorField := version[dot+1:]
+	if end := strings.IndexByte(minorField, '.'); end >= 0 {
+		minorField = minorField[:end]
+	}
+	ma, err1 := strconv.Atoi(version[:dot])
+	mi, err2 := strconv.Atoi(minorField)
 	if err1 != nil || err2 != nil {
 		return false
 	}

@@ -124,10 +124,15 @@ func (o *op) copyAnnotations(h *host, spec *bmhSpec) {
 	setStr(o, &h.SpecMCP, a[assisted.AnnotationBMACMCP])
 	setStr(o, &h.InstallerArgs, a[assisted.AnnotationBMACInstallerArgs])
 	setStr(o, &h.IgnitionOvr, a[assisted.AnnotationBMACIgnitionOverride])
-	nodeLabels := map[string]string{}
+	// The node labels are built anew only when they differ from the
+	// Agent's: every reconcile copies them, and they rarely change.
+	same, count := true, 0
 	for k, v := range a {
-		if strings.HasPrefix(k, assisted.AnnotationBMACNodeLabelPrefix) {
-			nodeLabels[strings.TrimPrefix(k, assisted.AnnotationBMACNodeLabelPrefix)] = v
+		if name, ok := strings.CutPrefix(k, assisted.AnnotationBMACNodeLabelPrefix); ok {
+			count++
+			if cur, ok := h.NodeLabels[name]; !ok || cur != v {
+				same = false
+			}
 		}
 		if strings.HasPrefix(k, assisted.AnnotationBMACAgentLabelPrefix) {
 			k = strings.TrimPrefix(k, assisted.AnnotationBMACAgentLabelPrefix)
@@ -137,15 +142,23 @@ func (o *op) copyAnnotations(h *host, spec *bmhSpec) {
 			}
 		}
 	}
-	if len(nodeLabels) == 0 {
-		nodeLabels = nil
-	}
-	if !equalMaps(h.NodeLabels, nodeLabels) {
+	if !same || count != len(h.NodeLabels) {
+		var nodeLabels map[string]string
+		for k, v := range a {
+			if name, ok := strings.CutPrefix(k, assisted.AnnotationBMACNodeLabelPrefix); ok {
+				if nodeLabels == nil {
+					nodeLabels = map[string]string{}
+				}
+				nodeLabels[name] = v
+			}
+		}
 		h.NodeLabels = nodeLabels
 		o.changed = true
 	}
+	// Without hints the service chooses: the eligible disks are read only
+	// when there are hints to match them against.
 	var eligible []assisted.Disk
-	if h.Inventory != nil {
+	if h.Inventory != nil && len(spec.RootHints) > 0 {
 		eligible = o.hostInput(h).EligibleDisks()
 	}
 	if disk := installDisk(eligible, spec.RootHints); disk != h.InstallDisk {
@@ -229,18 +242,6 @@ func (o *op) installDiskError(h *host) *assisted.SyncError {
 		return nil
 	}
 	return &assisted.SyncError{Input: true, Message: assisted.ErrInstallDiskNotValid}
-}
-
-func equalMaps(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if bv, ok := b[k]; !ok || bv != v {
-			return false
-		}
-	}
-	return true
 }
 
 // approve sets the Agent's spec.approved.

@@ -1,8 +1,9 @@
 package sim
 
 import (
-	"reflect"
-	"sort"
+	"cmp"
+	"slices"
+	"strings"
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/engine/assisted"
@@ -15,14 +16,21 @@ import (
 // AgentClusterInstall conditions (Hive pkg/controller/clusterdeployment/clusterinstalls.go).
 func (o *op) updateConditions() {
 	st, d := o.st, o.st.Desired
-	prev := map[string][]engine.Condition{}
-	for _, rc := range st.Conditions {
-		prev[rc.Kind+" "+rc.Namespace+"/"+rc.Name] = rc.Conditions
+	// prev is an object's conditions of the last computation; a site has a
+	// handful of objects, so a scan beats building an index (the last
+	// entry of a name wins, as it would in a map).
+	prev := func(kind, ns, name string) []engine.Condition {
+		for i := len(st.Conditions) - 1; i >= 0; i-- {
+			if rc := &st.Conditions[i]; rc.Name == name && rc.Kind == kind && rc.Namespace == ns {
+				return rc.Conditions
+			}
+		}
+		return nil
 	}
 	// get returns an object's previous conditions without the refusal
 	// condition, which only the refusals below decide.
 	get := func(kind, ns, name string) []engine.Condition {
-		conds := prev[kind+" "+ns+"/"+name]
+		conds := prev(kind, ns, name)
 		for i, c := range conds {
 			if c.Type == condAccepted {
 				return append(append([]engine.Condition(nil), conds[:i]...), conds[i+1:]...)
@@ -31,7 +39,7 @@ func (o *op) updateConditions() {
 		return conds
 	}
 	getAccepted := func(kind, ns, name string) []engine.Condition {
-		for _, c := range prev[kind+" "+ns+"/"+name] {
+		for _, c := range prev(kind, ns, name) {
 			if c.Type == condAccepted {
 				return []engine.Condition{c}
 			}
@@ -40,12 +48,15 @@ func (o *op) updateConditions() {
 	}
 	var out []resourceConds
 	add := func(kind, ns, name string, conds []engine.Condition) {
+		if out == nil {
+			out = make([]resourceConds, 0, len(st.Conditions)+1)
+		}
 		out = append(out, resourceConds{Kind: kind, Namespace: ns, Name: name, Conditions: conds})
 	}
 	if d != nil && d.ACI != nil && st.Deleting == nil {
-		aci := assisted.SetConditions(get(render.KindAgentClusterInstall, d.ACI.Namespace, d.ACI.Name), assisted.ACIConditions(o.aciView()), o.now, assisted.OnAnyChange)
+		aci := assisted.SetConditions(get(render.KindAgentClusterInstall, d.ACI.Namespace, d.ACI.Name), o.wantConds(assisted.AppendACIConditions(o.e.condScratch[:0], o.aciView())), o.now, assisted.OnAnyChange)
 		if d.CD != nil {
-			cd := assisted.SetConditions(get(render.KindClusterDeployment, d.CD.Namespace, d.CD.Name), assisted.ClusterDeploymentConditions(aci), o.now, assisted.OnStatusChange)
+			cd := assisted.SetConditions(get(render.KindClusterDeployment, d.CD.Namespace, d.CD.Name), o.wantConds(assisted.AppendClusterDeploymentConditions(o.e.condScratch[:0], aci)), o.now, assisted.OnStatusChange)
 			add(render.KindClusterDeployment, d.CD.Namespace, d.CD.Name, cd)
 			o.hive(cd)
 		}
@@ -64,14 +75,22 @@ func (o *op) updateConditions() {
 			}
 		}
 	}
-	hosts := append([]*host(nil), st.Hosts...)
-	sortHosts(hosts)
+	hosts := st.Hosts
+	if len(hosts) > 1 {
+		hosts = append([]*host(nil), hosts...)
+		sortHosts(hosts)
+	}
 	for _, h := range hosts {
 		v := assisted.AgentView{Registered: true, Sync: h.Sync, Status: h.Status, StatusInfo: h.StatusInfo, Approved: h.Approved}
 		if h.Validated {
-			v.Validations = append([]assisted.Result{}, h.Validations...)
+			// Computed validations are never nil, even when all pass; the
+			// conditions only read them.
+			v.Validations = h.Validations
+			if v.Validations == nil {
+				v.Validations = []assisted.Result{}
+			}
 		}
-		add("Agent", h.Namespace, h.ID, assisted.SetConditions(get("Agent", h.Namespace, h.ID), assisted.AgentConditions(v), o.now, assisted.OnStatusChange))
+		add("Agent", h.Namespace, h.ID, assisted.SetConditions(get("Agent", h.Namespace, h.ID), o.wantConds(assisted.AppendAgentConditions(o.e.condScratch[:0], v)), o.now, assisted.OnStatusChange))
 	}
 	for _, r := range st.Refusals {
 		c := assisted.Cond{Type: condAccepted, Status: assisted.False, Reason: r.Reason, Message: r.Message}
@@ -88,44 +107,68 @@ func (o *op) updateConditions() {
 		}
 	}
 	sortResources(out)
-	if !reflect.DeepEqual(out, st.Conditions) {
+	if !equalResourceConds(out, st.Conditions) {
 		st.Conditions = out
 		o.dirty = true
 	}
 }
 
-// resourceOrder puts the cluster's objects first, then InfraEnvs, Agents
+// wantConds keeps the list conditions were computed into for the next
+// computation: SetConditions copies what it keeps of them.
+func (o *op) wantConds(cs []assisted.Cond) []assisted.Cond {
+	o.e.condScratch = cs
+	return cs
+}
+
+// equalResourceConds is reflect.DeepEqual for conditions, without
+// reflection: a nil list differs from an empty one.
+func equalResourceConds(a, b []resourceConds) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Kind != y.Kind || x.Namespace != y.Namespace || x.Name != y.Name ||
+			(x.Conditions == nil) != (y.Conditions == nil) || !slices.Equal(x.Conditions, y.Conditions) {
+			return false
+		}
+	}
+	return true
+}
+
+// resourceRank puts the cluster's objects first, then InfraEnvs, Agents
 // and the rest.
-var resourceOrder = map[string]int{
-	render.KindClusterDeployment:   0,
-	render.KindAgentClusterInstall: 1,
-	render.KindInfraEnv:            2,
-	"Agent":                        3,
-	render.KindBareMetalHost:       4,
+func resourceRank(kind string) int {
+	switch kind {
+	case render.KindClusterDeployment:
+		return 0
+	case render.KindAgentClusterInstall:
+		return 1
+	case render.KindInfraEnv:
+		return 2
+	case "Agent":
+		return 3
+	case render.KindBareMetalHost:
+		return 4
+	}
+	return 5
 }
 
 func sortResources(rs []resourceConds) {
-	rank := func(k string) int {
-		if r, ok := resourceOrder[k]; ok {
-			return r
-		}
-		return len(resourceOrder)
-	}
-	sort.SliceStable(rs, func(i, j int) bool {
-		a, b := rs[i], rs[j]
-		if rank(a.Kind) != rank(b.Kind) {
-			return rank(a.Kind) < rank(b.Kind)
+	slices.SortStableFunc(rs, func(a, b resourceConds) int {
+		if ra, rb := resourceRank(a.Kind), resourceRank(b.Kind); ra != rb {
+			return cmp.Compare(ra, rb)
 		}
 		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
+			return strings.Compare(a.Kind, b.Kind)
 		}
 		if a.Kind == "Agent" {
-			return false // keep the hosts' order
+			return 0 // keep the hosts' order
 		}
 		if a.Namespace != b.Namespace {
-			return a.Namespace < b.Namespace
+			return strings.Compare(a.Namespace, b.Namespace)
 		}
-		return a.Name < b.Name
+		return strings.Compare(a.Name, b.Name)
 	})
 }
 
@@ -138,7 +181,10 @@ func (o *op) aciView() assisted.ACIView {
 	}
 	v.Status, v.StatusInfo = c.Status, c.StatusInfo
 	if c.Validated {
-		v.Validations = append([]assisted.Result{}, c.Validations...)
+		v.Validations = c.Validations
+		if v.Validations == nil {
+			v.Validations = []assisted.Result{}
+		}
 	}
 	v.Want, v.Got = o.wantCounts(), o.roleCounts()
 	v.Unapproved, v.Unsynced, _ = o.requirements()

@@ -45,13 +45,16 @@ func (e *Engine) selectNMStates(selector map[string]string) []nmStateSpec {
 	if len(selector) == 0 {
 		return nil
 	}
-	keys := make([]string, 0, len(selector))
+	// The index is looked up by the selector's first label in key order.
+	first, seen := "", false
 	for k := range selector {
-		keys = append(keys, k)
+		if !seen || k < first {
+			first, seen = k, true
+		}
 	}
-	sort.Strings(keys)
+	var key [128]byte
 	var out []nmStateSpec
-	for _, ref := range e.nmIndex[keys[0]+"="+selector[keys[0]]] {
+	for _, ref := range e.nmIndex[string(append(append(append(key[:0], first...), '='), selector[first]...))] {
 		s := e.sites[ref.site]
 		if s == nil || s.st.Desired == nil {
 			continue
@@ -60,21 +63,34 @@ func (e *Engine) selectNMStates(selector map[string]string) []nmStateSpec {
 			if n.Namespace != ref.namespace || n.Name != ref.name {
 				continue
 			}
-			match := true
-			for k, v := range selector {
-				if n.Labels[k] != v {
-					match = false
-				}
-			}
-			if match {
+			if selects(selector, n.Labels) {
 				out = append(out, n)
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		return out[i].Namespace+"/"+out[i].Name < out[j].Namespace+"/"+out[j].Name
-	})
+	sortNMStates(out)
 	return out
+}
+
+// selects reports whether a label selector matches an NMStateConfig's
+// labels.
+func selects(selector, labels map[string]string) bool {
+	for k, v := range selector {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// sortNMStates orders NMStateConfigs as the InfraEnv controller lists
+// them: by namespace/name.
+func sortNMStates(nms []nmStateSpec) {
+	if len(nms) > 1 {
+		sort.Slice(nms, func(i, j int) bool {
+			return nms[i].Namespace+"/"+nms[i].Name < nms[j].Namespace+"/"+nms[j].Name
+		})
+	}
 }
 
 // indexNMStates moves a site's NMStateConfigs in the label index.

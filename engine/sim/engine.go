@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/engine/assisted"
 	"github.com/siteops/siteops/render"
 )
 
@@ -34,6 +35,10 @@ type Engine struct {
 	// nmIndex finds NMStateConfigs by label, across sites.
 	nmIndex map[string][]nmRef
 	hwCache map[string]hardware
+	// hostResults is the list the host monitor evaluates into, and
+	// condScratch the one conditions are computed into, both reused.
+	hostResults []assisted.Result
+	condScratch []assisted.Cond
 	// steps counts the timers run, for benchmarks.
 	steps  uint64
 	closed bool
@@ -47,6 +52,7 @@ type Engine struct {
 	store *store
 	// commitMu serializes commits, so that statuses publish in order.
 	commitMu sync.Mutex
+	counters counters
 
 	pubMu     sync.RWMutex
 	published map[string]*engine.SiteStatus
@@ -150,6 +156,10 @@ func (e *Engine) Apply(ctx context.Context, b *render.Bundle, revision string) e
 		return errors.New("apply: the bundle names no site")
 	}
 	d, refusals := parseBundle(b)
+	var hints []ignitionHint
+	if len(refusals) == 0 {
+		hints = ignitionHints(d)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
@@ -166,6 +176,7 @@ func (e *Engine) Apply(ctx context.Context, b *render.Bundle, revision string) e
 	}
 	refusals = append(refusals, e.conflicts(b.Site, d)...)
 	o := e.op(s)
+	o.ignition = hints
 	if len(refusals) > 0 {
 		o.refuse(refusals, revision)
 	} else {

@@ -28,7 +28,10 @@ func (o *op) refreshHost(h *host) {
 	in := o.hostInput(h)
 	// The operator validations (assisted.OperatorResults) all pass: no
 	// site enables an operator, so they change neither gates nor status.
-	rs := assisted.EvaluateHost(in)
+	// The results are read here and by the refresh rules, never kept
+	// (NotPassing copies): one list serves every refresh.
+	rs := assisted.AppendHostResults(o.e.hostResults[:0], in)
+	o.e.hostResults = rs
 	np := assisted.NotPassing(rs)
 	if !h.Validated || !equalResults(h.Validations, np) {
 		h.Validations, h.Validated = np, true

@@ -39,7 +39,7 @@ func (o *op) reconcileInfraEnvs() {
 			continue
 		}
 		nms := o.e.selectNMStates(spec.Selector)
-		digest := infraEnvDigest(spec, nms, st.Cluster, spec.ClusterRef != "")
+		digest := infraEnvDigest(spec, nms, st.Cluster, spec.ClusterRef != "", ie.Digest)
 		if digest == ie.Digest {
 			continue
 		}
@@ -102,7 +102,7 @@ func (o *op) imageProblem(spec *infraEnvSpec, nms []nmStateSpec, ie *infraEnv) s
 	if spec.KernelArgsProblem != "" {
 		return spec.KernelArgsProblem
 	}
-	size, err := discoveryIgnitionSize(spec, nms)
+	size, err := o.ignitionSize(spec, nms)
 	if err != nil {
 		return err.Error()
 	}
@@ -146,14 +146,26 @@ func (o *op) imageReady(key string) {
 // infraEnvDigest identifies what the discovery image is built from: the
 // InfraEnv's spec, the NMStateConfigs it selects and, for a bound
 // InfraEnv, the backend cluster (a re-registered cluster regenerates it).
-func infraEnvDigest(spec *infraEnvSpec, nms []nmStateSpec, c *cluster, bound bool) string {
-	h := sha256.New()
-	h.Write([]byte(spec.Digest))
+// The controllers ask at every reconcile whether it moved, so the
+// current one is returned without allocating a new string.
+func infraEnvDigest(spec *infraEnvSpec, nms []nmStateSpec, c *cluster, bound bool, current string) string {
+	var buf [512]byte
+	in := append(buf[:0], spec.Digest...)
 	for _, n := range nms {
-		h.Write([]byte(n.Namespace + "/" + n.Name + "/" + n.Digest))
+		in = append(in, n.Namespace...)
+		in = append(in, '/')
+		in = append(in, n.Name...)
+		in = append(in, '/')
+		in = append(in, n.Digest...)
 	}
 	if bound && c != nil {
-		h.Write([]byte(c.ID))
+		in = append(in, c.ID...)
 	}
-	return hex.EncodeToString(h.Sum(nil)[:12])
+	sum := sha256.Sum256(in)
+	var out [24]byte
+	hex.Encode(out[:], sum[:12])
+	if string(out[:]) == current {
+		return current
+	}
+	return string(out[:])
 }

@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/siteops/siteops/engine"
@@ -22,6 +24,8 @@ type op struct {
 	// look at; dirty by any change to keep.
 	changed bool
 	dirty   bool
+	// ignition are the discovery ignitions Apply measured beforehand.
+	ignition []ignitionHint
 }
 
 func (e *Engine) op(s *site) *op {
@@ -212,10 +216,17 @@ func (o *op) event(object, reason, message string) {
 	ev := engine.Event{Time: o.now, Object: object, Reason: reason, Message: message}
 	o.st.Events = append(o.st.Events, ev)
 	if n := len(o.st.Events); n > engine.MaxEvents {
-		o.st.Events = append(o.st.Events[:0:0], o.st.Events[n-engine.MaxEvents:]...)
+		// The oldest go, in place: a site records dozens of events, and a
+		// new list for each would be most of what a step allocates. Status
+		// and the store copy the list, nothing keeps it.
+		kept := copy(o.st.Events, o.st.Events[n-engine.MaxEvents:])
+		clear(o.st.Events[kept:n])
+		o.st.Events = o.st.Events[:kept]
 	}
 	o.dirty = true
-	o.e.opts.Logger.Debug(message, "site", o.st.Name, "object", object, "reason", reason, "time", o.now)
+	if l := o.e.opts.Logger; l.Enabled(context.Background(), slog.LevelDebug) {
+		l.Debug(message, "site", o.st.Name, "object", object, "reason", reason, "time", o.now)
+	}
 }
 
 // Event reasons.

@@ -2,8 +2,6 @@ package sim
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"math"
 	"reflect"
 	"sync"
@@ -111,8 +109,8 @@ func (e *Engine) commit() error {
 	defer e.commitMu.Unlock()
 
 	e.mu.Lock()
-	writes := make([]siteWrite, 0, len(e.dirty)+len(e.gone))
 	statuses := make(map[string]*engine.SiteStatus, len(e.dirty))
+	changed := make([]*site, 0, len(e.dirty))
 	for _, s := range e.dirty {
 		s.dirty = false
 		if s.st.Gone {
@@ -120,23 +118,13 @@ func (e *Engine) commit() error {
 		}
 		status := buildStatus(s.st, e.opts.Approve)
 		e.trackProgress(s, &status)
-		w := siteWrite{Name: s.st.Name}
-		state := *s.st
-		state.Desired = nil
-		var err error
-		if w.State, err = json.Marshal(&state); err != nil {
-			e.mu.Unlock()
-			return fmt.Errorf("encode site %s: %w", s.st.Name, err)
-		}
-		if s.desiredDirty {
-			if w.Desired, err = json.Marshal(s.st.Desired); err != nil {
-				e.mu.Unlock()
-				return fmt.Errorf("encode site %s: %w", s.st.Name, err)
-			}
-			s.desiredDirty = false
-		}
-		writes = append(writes, w)
+		changed = append(changed, s)
 		statuses[s.st.Name] = &status
+	}
+	writes, err := encodeWrites(changed)
+	if err != nil {
+		e.mu.Unlock()
+		return err
 	}
 	for _, n := range e.gone {
 		writes = append(writes, siteWrite{Name: n, Delete: true})
@@ -159,6 +147,7 @@ func (e *Engine) commit() error {
 		}
 		e.savedClock = clock
 	}
+	e.counters.count(writes)
 	e.publish(statuses, gone)
 	return nil
 }

@@ -13,10 +13,18 @@
 // store under the work directory, as `siteops run` keeps it) and waits
 // until every site's status is Installed. It prints one table row per run:
 // the time to render and apply every site, the wall time from the first
-// apply to the last site Installed, the virtual time that took, the
-// engine's event rate, and the child's peak resident set size (VmHWM,
-// Linux only), which covers rendering, the engine and its store. MB are 10^6 bytes. Commits skip fsync unless -sync is given: the
-// store then survives a killed process but not a power loss.
+// apply to the last site Installed, the CPU time the child used (user and
+// system, all threads: rendering, the engine, its store and the garbage
+// collector), the virtual time the fleet took, the engine's rate in
+// simulation steps (timers) per wall second, the store transactions and
+// the site states they wrote, and the child's peak resident set size
+// (VmHWM, Linux only). MB are 10^6 bytes. Commits skip fsync unless -sync
+// is given: the store then survives a killed process but not a power
+// loss.
+//
+// -cpuprofile, -memprofile and -trace write each child's CPU profile,
+// heap profile (once every site is Installed, the fleet still held) and execution trace to files named
+// after the run, for go tool pprof and go tool trace.
 package main
 
 import (
@@ -31,7 +39,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -100,6 +110,14 @@ type result struct {
 	InstallSec float64 `json:"installSec"`
 	VirtualMin float64 `json:"virtualMin"`
 	Failed     int     `json:"failed"`
+	// CPUSec is the child's user and system time.
+	CPUSec float64 `json:"cpuSec"`
+	// Steps, Commits, SitesWritten and StateBytes are the engine's
+	// counters (sim.Stats).
+	Steps        uint64 `json:"steps"`
+	Commits      uint64 `json:"commits"`
+	SitesWritten uint64 `json:"sitesWritten"`
+	StateBytes   uint64 `json:"stateBytes"`
 	// PeakRSS is the child's VmHWM in bytes, 0 where /proc does not say.
 	PeakRSS int64 `json:"peakRSS"`
 }
@@ -132,23 +150,24 @@ func run(args []string, stdout, stderr io.Writer) error {
 		speed   = fs.Float64("speed", 0, "internal: the speed, 0 for max")
 		timeout = fs.Duration("timeout", 10*time.Minute, "give up on a run after this long")
 		profile = fs.String("cpuprofile", "", "write the children's CPU profiles to this file prefix")
+		memprof = fs.String("memprofile", "", "write the children's heap profiles to this file prefix")
+		tracef  = fs.String("trace", "", "write the children's execution traces to this file prefix")
 	)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *child {
-		if *profile != "" {
-			f, err := os.Create(*profile)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			if err := pprof.StartCPUProfile(f); err != nil {
-				return err
-			}
-			defer pprof.StopCPUProfile()
+		stop, err := startProfiles(*profile, *tracef)
+		if err != nil {
+			return err
 		}
-		return runChild(*dir, *state, *speed, !*syncs, *timeout, stdout)
+		var atEnd func() error
+		if *memprof != "" {
+			atEnd = func() error { return writeHeapProfile(*memprof) }
+		}
+		err = runChild(*dir, *state, *speed, !*syncs, *timeout, stdout, atEnd)
+		stop()
+		return err
 	}
 	specs, err := parseSpecs(*runs)
 	if err != nil {
@@ -166,7 +185,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "run\tsites\tapply s\tinstall s (wall)\tvirtual min\tvirtual s per s\tpeak RSS MB\tfailed\t")
+	fmt.Fprintln(tw, "run\tsites\tapply s\tinstall s (wall)\tCPU s\tvirtual min\tsteps per s\tcommits\tsites written\tstate MB\tpeak RSS MB\tfailed\t")
 	for _, s := range specs {
 		fleet := filepath.Join(root, fmt.Sprintf("fleet-%s-%d", s.shape, s.sites))
 		if _, err := os.Stat(fleet); err != nil {
@@ -180,8 +199,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if *syncs {
 			cargs = append(cargs, "-sync")
 		}
-		if *profile != "" {
-			cargs = append(cargs, "-cpuprofile", *profile+"."+strings.NewReplacer(":", "-", "@", "-").Replace(s.String()))
+		for flag, prefix := range map[string]string{"-cpuprofile": *profile, "-memprofile": *memprof, "-trace": *tracef} {
+			if prefix != "" {
+				cargs = append(cargs, flag, prefix+"."+strings.NewReplacer(":", "-", "@", "-").Replace(s.String()))
+			}
 		}
 		cmd := exec.Command(self, cargs...)
 		cmd.Stderr = stderr
@@ -197,8 +218,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if r.PeakRSS > 0 {
 			rss = fmt.Sprintf("%.0f", float64(r.PeakRSS)/1e6)
 		}
-		rate := r.VirtualMin * 60 / r.InstallSec
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.0f\t%.0f\t%s\t%d\t\n", s, r.Sites, r.ApplySec, r.InstallSec, r.VirtualMin, rate, rss, r.Failed)
+		rate := float64(r.Steps) / r.InstallSec
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t%d\t%d\t%.0f\t%s\t%d\t\n", s, r.Sites, r.ApplySec, r.InstallSec, r.CPUSec,
+			r.VirtualMin, rate, r.Commits, r.SitesWritten, float64(r.StateBytes)/1e6, rss, r.Failed)
 		tw.Flush()
 		os.RemoveAll(stateDir)
 	}
@@ -206,8 +228,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 }
 
 // runChild streams the fleet through the renderer into an engine and
-// waits for every site to be installed.
-func runChild(dir, state string, speed float64, noSync bool, timeout time.Duration, stdout io.Writer) error {
+// waits for every site to be installed; atEnd, if set, runs then, while
+// the engine still holds the fleet.
+func runChild(dir, state string, speed float64, noSync bool, timeout time.Duration, stdout io.Writer, atEnd func() error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if speed == 0 {
@@ -268,15 +291,77 @@ func runChild(dir, state string, speed float64, noSync bool, timeout time.Durati
 			}
 		}
 	}
+	stats := e.Stats()
+	if atEnd != nil {
+		if err := atEnd(); err != nil {
+			return err
+		}
+	}
 	res := result{
-		Sites:      n,
-		ApplySec:   applied.Seconds(),
-		InstallSec: time.Since(start).Seconds(),
-		VirtualMin: e.Now().Sub(virtualStart).Minutes(),
-		Failed:     failed,
-		PeakRSS:    peakRSS(),
+		Sites:        n,
+		ApplySec:     applied.Seconds(),
+		InstallSec:   time.Since(start).Seconds(),
+		VirtualMin:   e.Now().Sub(virtualStart).Minutes(),
+		Failed:       failed,
+		PeakRSS:      peakRSS(),
+		CPUSec:       cpuSeconds(),
+		Steps:        stats.Steps,
+		Commits:      stats.Commits,
+		SitesWritten: stats.SitesWritten,
+		StateBytes:   stats.StateBytes,
 	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	return json.NewEncoder(w).Encode(res)
+}
+
+// startProfiles starts the CPU profile and the execution trace a child
+// was asked for; stop ends them.
+func startProfiles(cpuPath, tracePath string) (stop func(), err error) {
+	var stops []func()
+	stop = func() {
+		for _, f := range stops {
+			f()
+		}
+	}
+	if cpuPath != "" {
+		f, err := os.Create(cpuPath)
+		if err != nil {
+			return stop, err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return stop, err
+		}
+		stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
+	}
+	if tracePath != "" {
+		f, err := os.Create(tracePath)
+		if err != nil {
+			stop()
+			return func() {}, err
+		}
+		if err := trace.Start(f); err != nil {
+			f.Close()
+			stop()
+			return func() {}, err
+		}
+		stops = append(stops, func() { trace.Stop(); f.Close() })
+	}
+	return stop, nil
+}
+
+// writeHeapProfile writes the heap profile of what is live after a
+// collection.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

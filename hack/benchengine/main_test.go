@@ -34,7 +34,7 @@ func TestRunChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := runChild(dir, t.TempDir(), math.Inf(1), true, 2*time.Minute, &out); err != nil {
+	if err := runChild(dir, t.TempDir(), math.Inf(1), true, 2*time.Minute, &out, nil); err != nil {
 		t.Fatal(err)
 	}
 	var r result
