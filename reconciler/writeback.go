@@ -12,24 +12,64 @@ import (
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/internal/redact"
+	"github.com/siteops/siteops/reconciler/source"
 	"github.com/siteops/siteops/reconciler/status"
 )
 
 // writeback holds the status files as last written: the encoded document
 // and the README row of every site. Only the Run goroutine uses it.
 type writeback struct {
-	docs map[string][]byte
-	rows map[string]string
-	// readme is the README as last written; pending is set when a write
-	// failed, so that the next one writes even if nothing changed since.
-	readme  []byte
+	// files is the status directory: the documents by file name and the
+	// README. The source writes what changed in it since its last write.
+	files *source.StatusFiles
+	rows  map[string]string
+	// unnamed holds the documents of sites whose name gives no file
+	// name (status.FileName): not written, kept to tell when they change.
+	unnamed map[string][]byte
+	// pending is set when a write failed, so that the next one writes
+	// even if nothing changed since.
 	pending bool
 	// took is how long the last write took, encoding included.
 	took time.Duration
 }
 
 func newWriteback() *writeback {
-	return &writeback{docs: map[string][]byte{}, rows: map[string]string{}}
+	return &writeback{files: source.NewStatusFiles(), rows: map[string]string{}, unnamed: map[string][]byte{}}
+}
+
+// has reports whether the site has a document.
+func (wb *writeback) has(site string) bool {
+	_, ok := wb.rows[site]
+	return ok
+}
+
+// set records the document of a site and its README row, and reports
+// whether the document changed.
+func (wb *writeback) set(site string, data []byte, row func() string) bool {
+	file, named := status.FileName(site)
+	switch {
+	case named && !wb.files.Set(file, data):
+		return false
+	case !named && bytes.Equal(wb.unnamed[site], data) && wb.has(site):
+		return false
+	case !named:
+		wb.unnamed[site] = data
+	}
+	wb.rows[site] = row()
+	return true
+}
+
+// drop forgets the document of a site, and reports whether it had one.
+func (wb *writeback) drop(site string) bool {
+	if !wb.has(site) {
+		return false
+	}
+	if file, ok := status.FileName(site); ok {
+		wb.files.Delete(file)
+	}
+	delete(wb.unnamed, site)
+	delete(wb.rows, site)
+	return true
 }
 
 // document builds the status document of one site. It reports false for
@@ -73,9 +113,7 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 		r := l.ix.sites[name]
 		l.mu.RUnlock()
 		if r == nil {
-			if _, ok := wb.docs[name]; ok {
-				delete(wb.docs, name)
-				delete(wb.rows, name)
+			if wb.drop(name) {
 				changed = append(changed, name)
 			}
 			continue
@@ -86,9 +124,7 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 			l.ix.drop(name)
 			l.facts.Forget(name)
 			l.mu.Unlock()
-			if _, had := wb.docs[name]; had {
-				delete(wb.docs, name)
-				delete(wb.rows, name)
+			if wb.drop(name) {
 				changed = append(changed, name)
 			}
 			gone = append(gone, name)
@@ -109,9 +145,7 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 			return false, fmt.Errorf("encode the status of %s: %w", name, err)
 		}
 		data = redact.Bytes(data)
-		if !bytes.Equal(wb.docs[name], data) {
-			wb.docs[name] = data
-			wb.rows[name] = redact.Text(readmeRow(&doc))
+		if wb.set(name, data, func() string { return redact.Text(readmeRow(&doc)) }) {
 			changed = append(changed, name)
 		}
 	}
@@ -119,27 +153,20 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 		l.o.logger.Info("site gone", "site", name)
 	}
 	l.publish()
-	readme := redact.Bytes(l.readme())
-	if len(changed) == 0 && bytes.Equal(readme, wb.readme) && !wb.pending {
+	readme := wb.files.Set(status.ReadmeFile, redact.Bytes(l.readme()))
+	if len(changed) == 0 && !readme && !wb.pending {
 		return false, nil
 	}
-	files := make(map[string][]byte, len(wb.docs)+1)
-	for name, data := range wb.docs {
-		if file, ok := status.FileName(name); ok {
-			files[file] = data
-		}
-	}
-	files[status.ReadmeFile] = readme
 	l.mu.RLock()
 	rev := l.fleet.revision
 	l.mu.RUnlock()
-	wrote, err := l.src.WriteStatus(ctx, files, commitMessage(changed, rev))
+	wrote, err := l.src.WriteStatus(ctx, wb.files, commitMessage(changed, rev))
 	if err != nil {
 		wb.pending = true
 		l.m.statusErrors.Inc()
 		return false, err
 	}
-	wb.readme, wb.pending = readme, false
+	wb.pending = false
 	if wrote {
 		l.m.statusWrites.Inc()
 		l.o.logger.Info("status written", "revision", rev, "sites", len(changed))

@@ -156,7 +156,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("commit a change: %w", err)
 		}
 		t0 := time.Now()
-		if err := r.webhook(ctx, port); err != nil {
+		if err := r.webhook(ctx, rev); err != nil {
 			return fmt.Errorf("webhook: %w", err)
 		}
 		pass, err := r.waitFor(ctx, func(e logEntry) bool { return e.Msg == "pass finished" && e.Revision == rev })
@@ -398,10 +398,18 @@ func (b *bench) startLoop(ctx context.Context, bin, url string) (*loop, error) {
 	if err := l.cmd.Start(); err != nil {
 		return nil, err
 	}
+	// The whole log is kept in the work directory, for a run that goes
+	// wrong (-keep).
+	logFile, err := os.Create(filepath.Join(b.work, "siteops.log"))
+	if err != nil {
+		return nil, err
+	}
 	go func() {
+		defer logFile.Close()
 		sc := bufio.NewScanner(pipe)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
+			logFile.Write(append(sc.Bytes(), '\n'))
 			var e logEntry
 			if json.Unmarshal(sc.Bytes(), &e) != nil {
 				l.stderr.WriteString(sc.Text() + "\n")
@@ -487,9 +495,10 @@ func (l *loop) waitInstalled(ctx context.Context, n int) (time.Time, error) {
 	}
 }
 
-// webhook sends a signed push notification.
-func (l *loop) webhook(ctx context.Context, port int) error {
-	body := []byte(`{"ref":"refs/heads/main"}`)
+// webhook sends a signed push notification of revision rev, as a Git
+// server sends one: each delivery is new (the loop refuses replays).
+func (l *loop) webhook(ctx context.Context, rev string) error {
+	body := []byte(`{"ref":"refs/heads/main","after":"` + rev + `"}`)
 	mac := hmac.New(sha256.New, l.secret)
 	mac.Write(body)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+l.listen+"/hooks/git", bytes.NewReader(body))
@@ -497,6 +506,7 @@ func (l *loop) webhook(ctx context.Context, port int) error {
 		return err
 	}
 	req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+	req.Header.Set("X-GitHub-Delivery", "benchloop-"+rev)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err

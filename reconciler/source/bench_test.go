@@ -18,12 +18,12 @@ import (
 func BenchmarkGitOneSiteChange10000(b *testing.B) {
 	const sites = 10000
 	files := make(map[string]string, 2*sites+1)
-	status := make(map[string][]byte, sites)
+	status := NewStatusFiles()
 	for i := range sites {
 		name := fmt.Sprintf("site-%05d", i)
 		files["sites/"+name+"/siteconfig.yaml"] = "apiVersion: ran.openshift.io/v1\nkind: SiteConfig\nmetadata:\n  name: " + name + "\n"
 		files["sites/"+name+"/kustomization.yaml"] = "resources: [siteconfig.yaml]\n"
-		status[name+".yaml"] = []byte("site: " + name + "\nphase: Installed\nrevision: 0\n")
+		status.Set(name+".yaml", []byte("site: "+name+"\nphase: Installed\nrevision: 0\n"))
 	}
 	srv := gittest.StartDaemon(b)
 	url := srv.SeedFiles(b, "fleet.git", files)
@@ -62,7 +62,7 @@ func BenchmarkGitOneSiteChange10000(b *testing.B) {
 		if err != nil || len(snap.Changed) != 1 {
 			b.Fatalf("Next = %q, %v", snap.Changed, err)
 		}
-		status[site+".yaml"] = fmt.Appendf(nil, "site: %s\nphase: Installed\nrevision: %d\n", site, i)
+		status.Set(site+".yaml", fmt.Appendf(nil, "site: %s\nphase: Installed\nrevision: %d\n", site, i))
 		changed, err := g.WriteStatus(ctx, status, "Status of "+site)
 		if err != nil || !changed {
 			b.Fatalf("WriteStatus = %v, %v", changed, err)
