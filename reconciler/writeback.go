@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/siteops/siteops/engine"
@@ -108,14 +111,13 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 	start := l.o.clock.Now()
 	defer func() { wb.took = l.o.clock.Since(start) }()
 	var changed, gone []string
+	var updates []docUpdate
 	for _, name := range slices.Sorted(maps.Keys(names)) {
 		l.mu.RLock()
 		r := l.ix.sites[name]
 		l.mu.RUnlock()
 		if r == nil {
-			if wb.drop(name) {
-				changed = append(changed, name)
-			}
+			updates = append(updates, docUpdate{name: name})
 			continue
 		}
 		doc, ok := l.document(ctx, r)
@@ -124,9 +126,7 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 			l.ix.drop(name)
 			l.facts.Forget(name)
 			l.mu.Unlock()
-			if wb.drop(name) {
-				changed = append(changed, name)
-			}
+			updates = append(updates, docUpdate{name: name})
 			gone = append(gone, name)
 			continue
 		}
@@ -136,17 +136,19 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 			r.phase, r.engineRevision, r.attention = doc.Phase, doc.Revision, attention
 			l.mu.Unlock()
 		}
-		// Status files are pushed where everyone who can read the
-		// repository reads them: credentials a document may quote are
-		// hidden here, once per document that changed, not at every write
-		// of the whole directory.
-		data, err := status.Encode(&doc)
-		if err != nil {
-			return false, fmt.Errorf("encode the status of %s: %w", name, err)
-		}
-		data = redact.Bytes(data)
-		if wb.set(name, data, func() string { return redact.Text(readmeRow(&doc)) }) {
-			changed = append(changed, name)
+		updates = append(updates, docUpdate{name: name, doc: &doc})
+	}
+	encodeDocuments(updates)
+	for _, u := range updates {
+		switch {
+		case u.doc == nil:
+			if wb.drop(u.name) {
+				changed = append(changed, u.name)
+			}
+		case u.err != nil:
+			return false, fmt.Errorf("encode the status of %s: %w", u.name, u.err)
+		case wb.set(u.name, u.data, func() string { return redact.Text(readmeRow(u.doc)) }):
+			changed = append(changed, u.name)
 		}
 	}
 	for _, name := range gone {
@@ -172,6 +174,49 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 		l.o.logger.Info("status written", "revision", rev, "sites", len(changed))
 	}
 	return wrote, nil
+}
+
+// docUpdate is a site's document to encode, or a site to drop (doc nil).
+type docUpdate struct {
+	name string
+	doc  *status.Document
+	data []byte
+	err  error
+}
+
+// encodeParallelFrom is the number of documents from which they are
+// encoded on all CPUs.
+const encodeParallelFrom = 64
+
+// encodeDocuments encodes the documents of updates, on all CPUs when
+// there are many (a first pass or an installation wave changes every
+// site's document at once).
+func encodeDocuments(updates []docUpdate) {
+	var next atomic.Int64
+	work := func() {
+		for i := int(next.Add(1)) - 1; i < len(updates); i = int(next.Add(1)) - 1 {
+			u := &updates[i]
+			if u.doc == nil {
+				continue
+			}
+			// Status files are pushed where everyone who can read the
+			// repository reads them: credentials a document may quote
+			// are hidden here, once per document that changed, not at
+			// every write of the whole directory.
+			if u.data, u.err = status.Encode(u.doc); u.err == nil {
+				u.data = redact.Bytes(u.data)
+			}
+		}
+	}
+	if len(updates) < encodeParallelFrom {
+		work()
+		return
+	}
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(work)
+	}
+	wg.Wait()
 }
 
 // publish updates the metrics that count sites and findings.

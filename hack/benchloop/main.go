@@ -6,12 +6,16 @@
 //
 // Usage:
 //
-//	go run ./hack/benchloop -bin bin/siteops [-sites 10000] [-shape sno] \
+//	go run ./hack/benchloop -bin bin/siteops [-sites 10000,50000] [-shape sno] \
 //	  [-layout generators] [-manifests 20] [-changes 5] [-work DIR] [-keep]
 //
-// Each one-site change is a real commit pushed to the daemon, followed by
-// a signed POST /hooks/git as a Git server would send it; the latency ends
-// when siteops logs that it pushed the status of that revision.
+// Each size in -sites is measured in turn, by a siteops of its own. Each
+// one-site change is a real commit pushed to the daemon, followed by a
+// signed POST /hooks/git as a Git server would send it; the latency ends
+// when siteops logs that it pushed the status of that revision. The
+// process's RSS is read after each commit, to show whether status writes
+// leave memory behind. siteops's log is kept in the work directory
+// (siteops.log, with -keep or -work).
 package main
 
 import (
@@ -54,7 +58,8 @@ func main() {
 
 type config struct {
 	bin       string
-	sites     int
+	sizes     []int
+	sites     int // the size measured
 	shape     string
 	layout    string
 	manifests int
@@ -69,7 +74,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.SetOutput(stderr)
 	var c config
 	fs.StringVar(&c.bin, "bin", "", "path of the siteops binary (required)")
-	fs.IntVar(&c.sites, "sites", 10000, "number of sites in the repository")
+	sizes := fs.String("sites", "10000", "numbers of sites in the repository, comma-separated: each is measured in turn")
 	fs.StringVar(&c.shape, "shape", string(gen.ShapeSNO), "cluster shape: sno, ha or mixed")
 	fs.StringVar(&c.layout, "layout", string(gen.LayoutGenerators), "fleet layout: files or generators")
 	fs.IntVar(&c.manifests, "manifests", gen.DefaultManifests, "extra-manifest files")
@@ -83,8 +88,15 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if c.bin == "" {
 		return c, errors.New("-bin is required")
 	}
-	if c.sites < 1 || c.changes < 1 {
-		return c, errors.New("-sites and -changes must be positive")
+	for _, f := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("-sites %q: give positive numbers, comma-separated", *sizes)
+		}
+		c.sizes = append(c.sizes, n)
+	}
+	if c.changes < 1 {
+		return c, errors.New("-changes must be positive")
 	}
 	return c, nil
 }
@@ -109,6 +121,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			defer os.RemoveAll(work)
 		}
 	}
+	for i, n := range cfg.sizes {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		c := cfg
+		c.sites = n
+		dir := filepath.Join(work, strconv.Itoa(n))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := measure(ctx, c, bin, dir, stdout, stderr); err != nil {
+			return fmt.Errorf("%d sites: %w", n, err)
+		}
+	}
+	if cfg.keep || cfg.work != "" {
+		fmt.Fprintf(stderr, "work directory kept: %s\n", work)
+	}
+	return nil
+}
+
+// measure runs siteops on a fleet of cfg.sites sites in work and prints
+// the figures.
+func measure(ctx context.Context, cfg config, bin, work string, stdout, stderr io.Writer) error {
 	b := &bench{cfg: cfg, work: work, log: stderr, env: gitEnv(work)}
 
 	progress(stderr, "generating %d %s sites (%s layout)", cfg.sites, cfg.shape, cfg.layout)
@@ -149,6 +184,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	afterRSS, _ := r.memory()
 
 	var latencies, passes []time.Duration
+	var rss []string
 	for i := range cfg.changes {
 		file := stats.Files[(i*7919)%len(stats.Files)]
 		rev, err := b.commitChange(file, i)
@@ -169,6 +205,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		latencies = append(latencies, pushed.at.Sub(t0))
 		passes = append(passes, time.Duration(pass.Duration))
+		now, _ := r.memory()
+		rss = append(rss, benchutil.MB(now))
 		progress(stderr, "change %d (%s): status pushed %s after the push", i+1, filepath.Base(file), pushed.at.Sub(t0).Round(time.Millisecond))
 	}
 	endRSS, endPeak := r.memory()
@@ -181,10 +219,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "  %-44s %s\n", "RSS once installed", mb(afterRSS))
 	fmt.Fprintf(stdout, "  %-44s median %s, max %s (%d commits)\n", "one-site commit to its status pushed", median(latencies), slices.Max(latencies).Round(time.Millisecond), len(latencies))
 	fmt.Fprintf(stdout, "  %-44s median %s\n", "incremental pass (load to status pushed)", median(passes))
-	fmt.Fprintf(stdout, "  %-44s %s (peak %s)\n", "RSS after the one-site commits", mb(endRSS), mb(endPeak))
-	if cfg.keep || cfg.work != "" {
-		fmt.Fprintf(stderr, "work directory kept: %s\n", work)
-	}
+	fmt.Fprintf(stdout, "  %-44s %s MB\n", "RSS after each one-site commit", strings.Join(rss, ", "))
+	fmt.Fprintf(stdout, "  %-44s %s (peak %s), %+.1f %% from the first pass\n", "RSS after the one-site commits", mb(endRSS), mb(endPeak),
+		100*(float64(endRSS)/float64(firstRSS)-1))
 	return nil
 }
 

@@ -207,6 +207,9 @@ func NewGit(ctx context.Context, o GitOptions) (*Git, error) {
 	return g, nil
 }
 
+// objectsDir is the object store of the clone.
+func (g *Git) objectsDir() string { return filepath.Join(g.dir, "repo.git", "objects") }
+
 // open opens or creates the bare clone and reads the reconciled revision.
 func (g *Git) open() error {
 	repoDir := filepath.Join(g.dir, "repo.git")

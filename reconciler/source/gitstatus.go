@@ -2,11 +2,14 @@ package source
 
 import (
 	"bytes"
+	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -210,7 +213,7 @@ func (g *Git) statusCommit(r *git.Repository, base plumbing.Hash, files *StatusF
 	if err != nil {
 		return nil, err
 	}
-	if err := storeObjects(r.Storer, set.objs, pack); err != nil {
+	if err := storeObjects(r.Storer, g.objectsDir(), set.objs, pack); err != nil {
 		return nil, fmt.Errorf("store the status files: %w", err)
 	}
 	if err := r.Storer.SetReference(plumbing.NewHashReference(statusRef, commit.hash)); err != nil {
@@ -365,8 +368,10 @@ func (s *objectSet) has(h plumbing.Hash) bool { return s.seen[h] }
 const packThreshold = 64
 
 // storeObjects stores objs in the clone: pack, which holds them, when
-// there are many, else one loose object each.
-func storeObjects(s storer.EncodedObjectStorer, objs []*rawObject, pack []byte) error {
+// there are many, else one loose object each, written under objectsDir
+// as Git writes them but compressed for speed (a status README of a large
+// fleet is megabytes, and changes at most writes).
+func storeObjects(s storer.EncodedObjectStorer, objectsDir string, objs []*rawObject, pack []byte) error {
 	if pw, ok := s.(storer.PackfileWriter); ok && len(objs) >= packThreshold {
 		out, err := pw.PackfileWriter()
 		if err != nil {
@@ -379,24 +384,52 @@ func storeObjects(s storer.EncodedObjectStorer, objs []*rawObject, pack []byte) 
 		return out.Close()
 	}
 	for _, o := range objs {
-		obj := s.NewEncodedObject()
-		obj.SetType(o.typ)
-		obj.SetSize(int64(len(o.data)))
-		w, err := obj.Writer()
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(o.data); err != nil {
-			return err
-		}
-		if err := w.Close(); err != nil {
-			return err
-		}
-		if _, err := s.SetEncodedObject(obj); err != nil {
+		if err := storeLoose(objectsDir, o); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// storeLoose writes o as a loose object under objectsDir, unless it is
+// there: through a temporary file in the pack directory (where go-git
+// makes its own), so that a reader never sees half of it.
+func storeLoose(objectsDir string, o *rawObject) error {
+	hex := o.hash.String()
+	dir := filepath.Join(objectsDir, hex[:2])
+	file := filepath.Join(dir, hex[2:])
+	if _, err := os.Lstat(file); err == nil {
+		return nil
+	}
+	tmpDir := filepath.Join(objectsDir, "pack")
+	for _, d := range []string{dir, tmpDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	tmp, err := os.CreateTemp(tmpDir, "tmp_obj_")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	zw, _ := zlib.NewWriterLevel(tmp, packLevel)
+	_, err = fmt.Fprintf(zw, "%s %d\x00", o.typ, len(o.data))
+	if err == nil {
+		_, err = zw.Write(o.data)
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o444); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), file)
 }
 
 // push sends the status commit c, made on base, to the status branch
