@@ -26,6 +26,9 @@ type writeback struct {
 	// README. The source writes what changed in it since its last write.
 	files *source.StatusFiles
 	rows  map[string]string
+	// sites are the names of rows, sorted: the README lists them in
+	// that order, and a write adds or removes a few.
+	sites []string
 	// unnamed holds the documents of sites whose name gives no file
 	// name (status.FileName): not written, kept to tell when they change.
 	unnamed map[string][]byte
@@ -58,6 +61,10 @@ func (wb *writeback) set(site string, data []byte, row func() string) bool {
 	case !named:
 		wb.unnamed[site] = data
 	}
+	if !wb.has(site) {
+		i, _ := slices.BinarySearch(wb.sites, site)
+		wb.sites = slices.Insert(wb.sites, i, site)
+	}
 	wb.rows[site] = row()
 	return true
 }
@@ -72,6 +79,9 @@ func (wb *writeback) drop(site string) bool {
 	}
 	delete(wb.unnamed, site)
 	delete(wb.rows, site)
+	if i, ok := slices.BinarySearch(wb.sites, site); ok {
+		wb.sites = slices.Delete(wb.sites, i, i+1)
+	}
 	return true
 }
 
@@ -171,7 +181,7 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 	wb.pending = false
 	if wrote {
 		l.m.statusWrites.Inc()
-		l.o.logger.Info("status written", "revision", rev, "sites", len(changed))
+		l.o.logger.Info("status written", "revision", rev, "sites", len(changed), "duration", l.o.clock.Since(start).Round(time.Millisecond))
 	}
 	return wrote, nil
 }

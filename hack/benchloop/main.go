@@ -170,6 +170,13 @@ func measure(ctx context.Context, cfg config, bin, work string, stdout, stderr i
 		return fmt.Errorf("wait for the first pass: %w", err)
 	}
 	firstWall := first.at.Sub(r.started)
+	// The parts of the first pass, from the log: the clone (to the first
+	// revision), loading, rendering, checking and applying (to the start
+	// of the status write), and the status write.
+	rev, _ := r.waitFor(ctx, func(e logEntry) bool { return e.Msg == "new revision" })
+	write, _ := r.waitFor(ctx, func(e logEntry) bool { return e.Msg == "status written" })
+	writeTook := time.Duration(write.Duration)
+	applied := write.at.Add(-writeTook)
 	firstRSS, firstPeak := r.memory()
 	progress(stderr, "first pass in %s; waiting for the fleet to install", firstWall.Round(time.Millisecond))
 	installedAt, err := r.waitInstalled(ctx, cfg.sites)
@@ -214,6 +221,8 @@ func measure(ctx context.Context, cfg config, bin, work string, stdout, stderr i
 	fmt.Fprintf(stdout, "siteops run, %d %s sites (%s layout, %d extra manifests), git daemon on loopback, --speed max\n\n",
 		cfg.sites, cfg.shape, cfg.layout, cfg.manifests)
 	fmt.Fprintf(stdout, "  %-44s %s\n", "first full pass (start to pass finished)", firstWall.Round(time.Millisecond))
+	fmt.Fprintf(stdout, "  %-44s %s, %s, %s\n", "  clone; load to applied; status written", rev.at.Sub(r.started).Round(time.Millisecond),
+		applied.Sub(rev.at).Round(time.Millisecond), writeTook.Round(time.Millisecond))
 	fmt.Fprintf(stdout, "  %-44s %s\n", "RSS after the first pass (peak so far)", mb(firstRSS)+" ("+mb(firstPeak)+")")
 	fmt.Fprintf(stdout, "  %-44s %s\n", "every site Installed (from start)", installed.Round(time.Millisecond))
 	fmt.Fprintf(stdout, "  %-44s %s\n", "RSS once installed", mb(afterRSS))
