@@ -233,8 +233,9 @@ func (g *Git) changedObjects(files *StatusFiles, set *objectSet) {
 				set.add(d.obj)
 			}
 		}
-		if data, ok := files.Get(p); ok {
-			set.add(newRawObject(plumbing.BlobObject, data))
+		if h, ok := g.status.root.fileHash(elems); ok {
+			data, _ := files.Get(p)
+			set.add(blobObject(h, data))
 		}
 	}
 }
@@ -262,7 +263,7 @@ func (g *Git) missingObjects(s storer.EncodedObjectStorer, had plumbing.Hash, fi
 				visit(p, d.dirs[e.Name])
 			case !known[e.Hash] && !set.has(e.Hash):
 				data, _ := files.Get(p)
-				set.add(newRawObject(plumbing.BlobObject, data))
+				set.add(blobObject(e.Hash, data))
 			}
 		}
 	}

@@ -52,6 +52,11 @@ func newRawObject(typ plumbing.ObjectType, data []byte) *rawObject {
 	return &rawObject{typ: typ, hash: plumbing.ComputeHash(typ, data), data: data}
 }
 
+// blobObject is the blob of data, whose hash h the tree holds already.
+func blobObject(h plumbing.Hash, data []byte) *rawObject {
+	return &rawObject{typ: plumbing.BlobObject, hash: h, data: data}
+}
+
 // update brings the tree to the content of files. It returns the paths
 // that changed, or all=true when it read every file (the first update,
 // another set, or one whose changes it could not follow).
@@ -206,6 +211,21 @@ func (d *treeDir) walk(dir string, fn func(dir string, d *treeDir) error) error 
 		}
 	}
 	return nil
+}
+
+// fileHash returns the blob of the file at elems, and whether there is
+// one.
+func (d *treeDir) fileHash(elems []string) (plumbing.Hash, bool) {
+	for _, name := range elems[:len(elems)-1] {
+		if d = d.dirs[name]; d == nil {
+			return plumbing.ZeroHash, false
+		}
+	}
+	i, ok := d.search(elems[len(elems)-1], false)
+	if !ok {
+		return plumbing.ZeroHash, false
+	}
+	return d.entries[i].Hash, true
 }
 
 // path returns the directories from d down to the one holding the file
