@@ -223,8 +223,8 @@ func measure(ctx context.Context, cfg config, bin, work string, stdout, stderr i
 		cfg.sites, cfg.shape, cfg.layout, cfg.manifests)
 	fmt.Fprintf(stdout, "  %-44s %s\n", "first full pass (start to pass finished)", firstWall.Round(time.Millisecond))
 	fmt.Fprintf(stdout, "  %-44s %s (at least %.1f s wall on two cores)\n", "  CPU time of siteops (user + system)", firstCPU.Round(10*time.Millisecond), firstCPU.Seconds()/2)
-	fmt.Fprintf(stdout, "  %-44s %s, %s, %s\n", "  clone; load to applied; status written", rev.at.Sub(r.started).Round(time.Millisecond),
-		applied.Sub(rev.at).Round(time.Millisecond), writeTook.Round(time.Millisecond))
+	fmt.Fprintf(stdout, "  %-44s %s, %s, %s (commit and push %s)\n", "  clone; load to applied; status written", rev.at.Sub(r.started).Round(time.Millisecond),
+		applied.Sub(rev.at).Round(time.Millisecond), writeTook.Round(time.Millisecond), time.Duration(write.SourceDuration).Round(time.Millisecond))
 	fmt.Fprintf(stdout, "  %-44s %s\n", "RSS after the first pass (peak so far)", mb(firstRSS)+" ("+mb(firstPeak)+")")
 	fmt.Fprintf(stdout, "  %-44s %s\n", "every site Installed (from start)", installed.Round(time.Millisecond))
 	fmt.Fprintf(stdout, "  %-44s %s\n", "RSS once installed", mb(afterRSS))
@@ -419,6 +419,8 @@ type logEntry struct {
 	Revision string `json:"revision"`
 	// Duration is slog's encoding of a time.Duration: nanoseconds.
 	Duration float64 `json:"duration"`
+	// SourceDuration is the source's part of a status write.
+	SourceDuration float64 `json:"source_duration"`
 	at       time.Time
 }
 
