@@ -421,7 +421,7 @@ type logEntry struct {
 	Duration float64 `json:"duration"`
 	// SourceDuration is the source's part of a status write.
 	SourceDuration float64 `json:"source_duration"`
-	at       time.Time
+	at             time.Time
 }
 
 func (b *bench) startLoop(ctx context.Context, bin, url string) (*loop, error) {
