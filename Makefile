@@ -34,8 +34,11 @@ lint:
 # render` and `siteops check` over generated fleets (check beside conftest
 # when it is on PATH), the engine's wall time to all Installed and peak RSS
 # of 3,500 single-node sites at --speed 60 and 10,000 at --speed max, the Go
-# micro-benchmarks, the loop's: `siteops run` on a 10,000-site
-# repository (first pass, one-site commit to status pushed), the Argo CD
+# micro-benchmarks, the loop's: `siteops run` on 10,000- and 50,000-site
+# repositories (first pass, one-site commit to status pushed, RSS after
+# each commit; 50,000 sites as SiteConfig files, since one kustomization
+# cannot list that many generators, and at a speed where they do not
+# install, the commits timed right after the first pass), the Argo CD
 # plugin path (argocd-cmp-server with examples/argocd/plugin.yaml) beside
 # `siteops render` on 1,000 sites, and the hub engine's: 1,000 single-node
 # sites applied to a local API server, then again after a restart with
@@ -48,6 +51,7 @@ bench: build
 	$(GO) run ./hack/benchhub -sites 1000
 	$(GO) test -run '^$$' -bench . -benchmem ./render/ ./sites/ ./internal/yamlenc/ ./internal/blockyaml/ ./internal/kustomize/ ./policy/ ./engine/sim/
 	$(GO) run ./hack/benchloop -bin $(BIN) -sites 10000 -changes 5
+	$(GO) run ./hack/benchloop -bin $(BIN) -sites 50000 -layout files -speed 0.001 -changes 5 -timeout 60m
 	$(GO) run ./hack/benchargocd -bin $(BIN) -sites 1000 -runs 3
 
 # fuzz runs each fuzz target for a short while: the site decoder

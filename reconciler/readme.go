@@ -3,8 +3,6 @@ package reconciler
 import (
 	"bytes"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/siteops/siteops/engine"
@@ -49,6 +47,9 @@ func cell(s string) string {
 // readme renders the status README from the rows as last encoded.
 func (l *Loop) readme() []byte {
 	var b bytes.Buffer
+	if last, ok := l.out.files.Get(status.ReadmeFile); ok {
+		b.Grow(len(last))
+	}
 	l.mu.RLock()
 	problems := l.fleet.problems
 	count := map[engine.Phase]int{}
@@ -93,7 +94,7 @@ func (l *Loop) readme() []byte {
 		b.WriteString(" --- |")
 	}
 	b.WriteString("\n")
-	for _, name := range slices.Sorted(maps.Keys(l.out.rows)) {
+	for _, name := range l.out.sites {
 		b.WriteString(l.out.rows[name])
 	}
 	return b.Bytes()

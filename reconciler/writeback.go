@@ -6,30 +6,83 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/internal/redact"
+	"github.com/siteops/siteops/reconciler/source"
 	"github.com/siteops/siteops/reconciler/status"
 )
 
 // writeback holds the status files as last written: the encoded document
 // and the README row of every site. Only the Run goroutine uses it.
 type writeback struct {
-	docs map[string][]byte
-	rows map[string]string
-	// readme is the README as last written; pending is set when a write
-	// failed, so that the next one writes even if nothing changed since.
-	readme  []byte
+	// files is the status directory: the documents by file name and the
+	// README. The source writes what changed in it since its last write.
+	files *source.StatusFiles
+	rows  map[string]string
+	// sites are the names of rows, sorted: the README lists them in
+	// that order, and a write adds or removes a few.
+	sites []string
+	// unnamed holds the documents of sites whose name gives no file
+	// name (status.FileName): not written, kept to tell when they change.
+	unnamed map[string][]byte
+	// pending is set when a write failed, so that the next one writes
+	// even if nothing changed since.
 	pending bool
 	// took is how long the last write took, encoding included.
 	took time.Duration
 }
 
 func newWriteback() *writeback {
-	return &writeback{docs: map[string][]byte{}, rows: map[string]string{}}
+	return &writeback{files: source.NewStatusFiles(), rows: map[string]string{}, unnamed: map[string][]byte{}}
+}
+
+// has reports whether the site has a document.
+func (wb *writeback) has(site string) bool {
+	_, ok := wb.rows[site]
+	return ok
+}
+
+// set records the document of a site and its README row, and reports
+// whether the document changed.
+func (wb *writeback) set(site string, data []byte, row func() string) bool {
+	file, named := status.FileName(site)
+	switch {
+	case named && !wb.files.Set(file, data):
+		return false
+	case !named && bytes.Equal(wb.unnamed[site], data) && wb.has(site):
+		return false
+	case !named:
+		wb.unnamed[site] = data
+	}
+	if !wb.has(site) {
+		i, _ := slices.BinarySearch(wb.sites, site)
+		wb.sites = slices.Insert(wb.sites, i, site)
+	}
+	wb.rows[site] = row()
+	return true
+}
+
+// drop forgets the document of a site, and reports whether it had one.
+func (wb *writeback) drop(site string) bool {
+	if !wb.has(site) {
+		return false
+	}
+	if file, ok := status.FileName(site); ok {
+		wb.files.Delete(file)
+	}
+	delete(wb.unnamed, site)
+	delete(wb.rows, site)
+	if i, ok := slices.BinarySearch(wb.sites, site); ok {
+		wb.sites = slices.Delete(wb.sites, i, i+1)
+	}
+	return true
 }
 
 // document builds the status document of one site. It reports false for
@@ -68,16 +121,13 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 	start := l.o.clock.Now()
 	defer func() { wb.took = l.o.clock.Since(start) }()
 	var changed, gone []string
+	var updates []docUpdate
 	for _, name := range slices.Sorted(maps.Keys(names)) {
 		l.mu.RLock()
 		r := l.ix.sites[name]
 		l.mu.RUnlock()
 		if r == nil {
-			if _, ok := wb.docs[name]; ok {
-				delete(wb.docs, name)
-				delete(wb.rows, name)
-				changed = append(changed, name)
-			}
+			updates = append(updates, docUpdate{name: name})
 			continue
 		}
 		doc, ok := l.document(ctx, r)
@@ -86,11 +136,7 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 			l.ix.drop(name)
 			l.facts.Forget(name)
 			l.mu.Unlock()
-			if _, had := wb.docs[name]; had {
-				delete(wb.docs, name)
-				delete(wb.rows, name)
-				changed = append(changed, name)
-			}
+			updates = append(updates, docUpdate{name: name})
 			gone = append(gone, name)
 			continue
 		}
@@ -100,51 +146,91 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 			r.phase, r.engineRevision, r.attention = doc.Phase, doc.Revision, attention
 			l.mu.Unlock()
 		}
-		// Status files are pushed where everyone who can read the
-		// repository reads them: credentials a document may quote are
-		// hidden here, once per document that changed, not at every write
-		// of the whole directory.
-		data, err := status.Encode(&doc)
-		if err != nil {
-			return false, fmt.Errorf("encode the status of %s: %w", name, err)
-		}
-		data = redact.Bytes(data)
-		if !bytes.Equal(wb.docs[name], data) {
-			wb.docs[name] = data
-			wb.rows[name] = redact.Text(readmeRow(&doc))
-			changed = append(changed, name)
+		updates = append(updates, docUpdate{name: name, doc: &doc})
+	}
+	encodeDocuments(updates)
+	for _, u := range updates {
+		switch {
+		case u.doc == nil:
+			if wb.drop(u.name) {
+				changed = append(changed, u.name)
+			}
+		case u.err != nil:
+			return false, fmt.Errorf("encode the status of %s: %w", u.name, u.err)
+		case wb.set(u.name, u.data, func() string { return redact.Text(readmeRow(u.doc)) }):
+			changed = append(changed, u.name)
 		}
 	}
 	for _, name := range gone {
 		l.o.logger.Info("site gone", "site", name)
 	}
 	l.publish()
-	readme := redact.Bytes(l.readme())
-	if len(changed) == 0 && bytes.Equal(readme, wb.readme) && !wb.pending {
+	readme := wb.files.Set(status.ReadmeFile, redact.Bytes(l.readme()))
+	if len(changed) == 0 && !readme && !wb.pending {
 		return false, nil
 	}
-	files := make(map[string][]byte, len(wb.docs)+1)
-	for name, data := range wb.docs {
-		if file, ok := status.FileName(name); ok {
-			files[file] = data
-		}
-	}
-	files[status.ReadmeFile] = readme
 	l.mu.RLock()
 	rev := l.fleet.revision
 	l.mu.RUnlock()
-	wrote, err := l.src.WriteStatus(ctx, files, commitMessage(changed, rev))
+	srcStart := l.o.clock.Now()
+	wrote, err := l.src.WriteStatus(ctx, wb.files, commitMessage(changed, rev))
 	if err != nil {
 		wb.pending = true
 		l.m.statusErrors.Inc()
 		return false, err
 	}
-	wb.readme, wb.pending = readme, false
+	wb.pending = false
 	if wrote {
 		l.m.statusWrites.Inc()
-		l.o.logger.Info("status written", "revision", rev, "sites", len(changed))
+		// duration covers the documents, encoded, and the source's
+		// write (a commit pushed), which source_duration gives alone.
+		l.o.logger.Info("status written", "revision", rev, "sites", len(changed), "duration", l.o.clock.Since(start).Round(time.Millisecond),
+			"source_duration", l.o.clock.Since(srcStart).Round(time.Millisecond))
 	}
 	return wrote, nil
+}
+
+// docUpdate is a site's document to encode, or a site to drop (doc nil).
+type docUpdate struct {
+	name string
+	doc  *status.Document
+	data []byte
+	err  error
+}
+
+// encodeParallelFrom is the number of documents from which they are
+// encoded on all CPUs.
+const encodeParallelFrom = 64
+
+// encodeDocuments encodes the documents of updates, on all CPUs when
+// there are many (a first pass or an installation wave changes every
+// site's document at once).
+func encodeDocuments(updates []docUpdate) {
+	var next atomic.Int64
+	work := func() {
+		for i := int(next.Add(1)) - 1; i < len(updates); i = int(next.Add(1)) - 1 {
+			u := &updates[i]
+			if u.doc == nil {
+				continue
+			}
+			// Status files are pushed where everyone who can read the
+			// repository reads them: credentials a document may quote
+			// are hidden here, once per document that changed, not at
+			// every write of the whole directory.
+			if u.data, u.err = status.Encode(u.doc); u.err == nil {
+				u.data = redact.Bytes(u.data)
+			}
+		}
+	}
+	if len(updates) < encodeParallelFrom {
+		work()
+		return
+	}
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(work)
+	}
+	wg.Wait()
 }
 
 // publish updates the metrics that count sites and findings.

@@ -6,12 +6,17 @@
 //
 // Usage:
 //
-//	go run ./hack/benchloop -bin bin/siteops [-sites 10000] [-shape sno] \
-//	  [-layout generators] [-manifests 20] [-changes 5] [-work DIR] [-keep]
+//	go run ./hack/benchloop -bin bin/siteops [-sites 10000,50000] [-shape sno] \
+//	  [-layout generators] [-manifests 20] [-changes 5] [-speed max] \
+//	  [-work DIR] [-keep]
 //
-// Each one-site change is a real commit pushed to the daemon, followed by
-// a signed POST /hooks/git as a Git server would send it; the latency ends
-// when siteops logs that it pushed the status of that revision.
+// Each size in -sites is measured in turn, by a siteops of its own. Each
+// one-site change is a real commit pushed to the daemon, followed by a
+// signed POST /hooks/git as a Git server would send it; the latency ends
+// when siteops logs that it pushed the status of that revision. The
+// process's RSS is read after each commit, to show whether status writes
+// leave memory behind. siteops's log is kept in the work directory
+// (siteops.log, with -keep or -work).
 package main
 
 import (
@@ -54,13 +59,15 @@ func main() {
 
 type config struct {
 	bin       string
-	sites     int
+	sizes     []int
+	sites     int // the size measured
 	shape     string
 	layout    string
 	manifests int
 	changes   int
 	work      string
 	keep      bool
+	speed     string
 	timeout   time.Duration
 }
 
@@ -69,13 +76,14 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.SetOutput(stderr)
 	var c config
 	fs.StringVar(&c.bin, "bin", "", "path of the siteops binary (required)")
-	fs.IntVar(&c.sites, "sites", 10000, "number of sites in the repository")
+	sizes := fs.String("sites", "10000", "numbers of sites in the repository, comma-separated: each is measured in turn")
 	fs.StringVar(&c.shape, "shape", string(gen.ShapeSNO), "cluster shape: sno, ha or mixed")
 	fs.StringVar(&c.layout, "layout", string(gen.LayoutGenerators), "fleet layout: files or generators")
 	fs.IntVar(&c.manifests, "manifests", gen.DefaultManifests, "extra-manifest files")
 	fs.IntVar(&c.changes, "changes", 5, "one-site commits to time")
 	fs.StringVar(&c.work, "work", "", "work directory (default: a temporary one, removed at the end)")
 	fs.BoolVar(&c.keep, "keep", false, "keep the work directory")
+	fs.StringVar(&c.speed, "speed", "max", "siteops --speed: at max the fleet installs during the first pass and the commits are timed once every site is Installed; at another speed they are timed at once, while the sites install slowly")
 	fs.DurationVar(&c.timeout, "timeout", 20*time.Minute, "limit for the whole measurement")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -83,8 +91,15 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if c.bin == "" {
 		return c, errors.New("-bin is required")
 	}
-	if c.sites < 1 || c.changes < 1 {
-		return c, errors.New("-sites and -changes must be positive")
+	for _, f := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("-sites %q: give positive numbers, comma-separated", *sizes)
+		}
+		c.sizes = append(c.sizes, n)
+	}
+	if c.changes < 1 {
+		return c, errors.New("-changes must be positive")
 	}
 	return c, nil
 }
@@ -109,6 +124,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			defer os.RemoveAll(work)
 		}
 	}
+	for i, n := range cfg.sizes {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		c := cfg
+		c.sites = n
+		dir := filepath.Join(work, strconv.Itoa(n))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := measure(ctx, c, bin, dir, stdout, stderr); err != nil {
+			return fmt.Errorf("%d sites: %w", n, err)
+		}
+	}
+	if cfg.keep || cfg.work != "" {
+		fmt.Fprintf(stderr, "work directory kept: %s\n", work)
+	}
+	return nil
+}
+
+// measure runs siteops on a fleet of cfg.sites sites in work and prints
+// the figures.
+func measure(ctx context.Context, cfg config, bin, work string, stdout, stderr io.Writer) error {
 	b := &bench{cfg: cfg, work: work, log: stderr, env: gitEnv(work)}
 
 	progress(stderr, "generating %d %s sites (%s layout)", cfg.sites, cfg.shape, cfg.layout)
@@ -123,7 +161,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer b.stopDaemon()
 	url := fmt.Sprintf("git://127.0.0.1:%d/fleet.git", port)
 
-	progress(stderr, "starting siteops run --repo %s --speed max", url)
+	progress(stderr, "starting siteops run --repo %s --speed %s", url, cfg.speed)
 	r, err := b.startLoop(ctx, bin, url)
 	if err != nil {
 		return err
@@ -135,13 +173,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("wait for the first pass: %w", err)
 	}
 	firstWall := first.at.Sub(r.started)
+	// The parts of the first pass, from the log: the clone (to the first
+	// revision), loading, rendering, checking and applying (to the start
+	// of the status write), and the status write.
+	rev, _ := r.waitFor(ctx, func(e logEntry) bool { return e.Msg == "new revision" })
+	write, _ := r.waitFor(ctx, func(e logEntry) bool { return e.Msg == "status written" })
+	writeTook := time.Duration(write.Duration)
+	applied := write.at.Add(-writeTook)
 	firstRSS, firstPeak := r.memory()
-	progress(stderr, "first pass in %s; waiting for the fleet to install", firstWall.Round(time.Millisecond))
-	installedAt, err := r.waitInstalled(ctx, cfg.sites)
-	if err != nil {
-		return fmt.Errorf("wait for the fleet to install: %w", err)
+	firstCPU := r.cpu()
+	installed := time.Duration(-1)
+	if cfg.speed == "max" {
+		progress(stderr, "first pass in %s; waiting for the fleet to install", firstWall.Round(time.Millisecond))
+		installedAt, err := r.waitInstalled(ctx, cfg.sites)
+		if err != nil {
+			return fmt.Errorf("wait for the fleet to install: %w", err)
+		}
+		installed = installedAt.Sub(r.started)
 	}
-	installed := installedAt.Sub(r.started)
 	// Let the status writes of the installation finish before timing.
 	if _, err := r.waitQuiet(ctx, 3*time.Second); err != nil {
 		return err
@@ -149,6 +198,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	afterRSS, _ := r.memory()
 
 	var latencies, passes []time.Duration
+	var rss []string
 	for i := range cfg.changes {
 		file := stats.Files[(i*7919)%len(stats.Files)]
 		rev, err := b.commitChange(file, i)
@@ -156,7 +206,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("commit a change: %w", err)
 		}
 		t0 := time.Now()
-		if err := r.webhook(ctx, port); err != nil {
+		if err := r.webhook(ctx, rev); err != nil {
 			return fmt.Errorf("webhook: %w", err)
 		}
 		pass, err := r.waitFor(ctx, func(e logEntry) bool { return e.Msg == "pass finished" && e.Revision == rev })
@@ -169,21 +219,32 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		latencies = append(latencies, pushed.at.Sub(t0))
 		passes = append(passes, time.Duration(pass.Duration))
+		now, _ := r.memory()
+		rss = append(rss, benchutil.MB(now))
 		progress(stderr, "change %d (%s): status pushed %s after the push", i+1, filepath.Base(file), pushed.at.Sub(t0).Round(time.Millisecond))
 	}
 	endRSS, endPeak := r.memory()
 
-	fmt.Fprintf(stdout, "siteops run, %d %s sites (%s layout, %d extra manifests), git daemon on loopback, --speed max\n\n",
-		cfg.sites, cfg.shape, cfg.layout, cfg.manifests)
+	fmt.Fprintf(stdout, "siteops run, %d %s sites (%s layout, %d extra manifests), git daemon on loopback, --speed %s\n\n",
+		cfg.sites, cfg.shape, cfg.layout, cfg.manifests, cfg.speed)
 	fmt.Fprintf(stdout, "  %-44s %s\n", "first full pass (start to pass finished)", firstWall.Round(time.Millisecond))
+	fmt.Fprintf(stdout, "  %-44s %s (at least %.1f s wall on two cores)\n", "  CPU time of siteops (user + system)", firstCPU.Round(10*time.Millisecond), firstCPU.Seconds()/2)
+	fmt.Fprintf(stdout, "  %-44s %s, %s, %s (commit and push %s)\n", "  clone; load to applied; status written", rev.at.Sub(r.started).Round(time.Millisecond),
+		applied.Sub(rev.at).Round(time.Millisecond), writeTook.Round(time.Millisecond), time.Duration(write.SourceDuration).Round(time.Millisecond))
 	fmt.Fprintf(stdout, "  %-44s %s\n", "RSS after the first pass (peak so far)", mb(firstRSS)+" ("+mb(firstPeak)+")")
-	fmt.Fprintf(stdout, "  %-44s %s\n", "every site Installed (from start)", installed.Round(time.Millisecond))
-	fmt.Fprintf(stdout, "  %-44s %s\n", "RSS once installed", mb(afterRSS))
+	if installed >= 0 {
+		fmt.Fprintf(stdout, "  %-44s %s\n", "every site Installed (from start)", installed.Round(time.Millisecond))
+		fmt.Fprintf(stdout, "  %-44s %s\n", "RSS once installed", mb(afterRSS))
+	} else {
+		fmt.Fprintf(stdout, "  %-44s %s\n", "RSS before the commits (sites installing)", mb(afterRSS))
+	}
 	fmt.Fprintf(stdout, "  %-44s median %s, max %s (%d commits)\n", "one-site commit to its status pushed", median(latencies), slices.Max(latencies).Round(time.Millisecond), len(latencies))
 	fmt.Fprintf(stdout, "  %-44s median %s\n", "incremental pass (load to status pushed)", median(passes))
-	fmt.Fprintf(stdout, "  %-44s %s (peak %s)\n", "RSS after the one-site commits", mb(endRSS), mb(endPeak))
-	if cfg.keep || cfg.work != "" {
-		fmt.Fprintf(stderr, "work directory kept: %s\n", work)
+	fmt.Fprintf(stdout, "  %-44s %s MB\n", "RSS after each one-site commit", strings.Join(rss, ", "))
+	fmt.Fprintf(stdout, "  %-44s %s (peak %s): %+.1f %% from the first pass, %+.1f %% from once installed\n", "RSS after the one-site commits",
+		mb(endRSS), mb(endPeak), 100*(float64(endRSS)/float64(firstRSS)-1), 100*(float64(endRSS)/float64(afterRSS)-1))
+	if installed < 0 {
+		fmt.Fprintln(stdout, "  (the last figure: from before the commits)")
 	}
 	return nil
 }
@@ -371,7 +432,9 @@ type logEntry struct {
 	Revision string `json:"revision"`
 	// Duration is slog's encoding of a time.Duration: nanoseconds.
 	Duration float64 `json:"duration"`
-	at       time.Time
+	// SourceDuration is the source's part of a status write.
+	SourceDuration float64 `json:"source_duration"`
+	at             time.Time
 }
 
 func (b *bench) startLoop(ctx context.Context, bin, url string) (*loop, error) {
@@ -385,7 +448,7 @@ func (b *bench) startLoop(ctx context.Context, bin, url string) (*loop, error) {
 		return nil, err
 	}
 	l := &loop{listen: fmt.Sprintf("127.0.0.1:%d", port), secret: secret, entries: make(chan logEntry, 1024), stderr: &bytes.Buffer{}}
-	l.cmd = exec.Command(bin, "run", "--repo", url, "--branch", "main", "--speed", "max",
+	l.cmd = exec.Command(bin, "run", "--repo", url, "--branch", "main", "--speed", b.cfg.speed,
 		"--state-dir", filepath.Join(b.work, "state"), "--listen", l.listen, "--interval", "1h",
 		"--webhook-secret-file", secretFile, "--status-interval", "2s", "--log-format", "json",
 		"--extra-manifests-dir", filepath.Join(b.fleetDir(), gen.ExtraManifestsDir))
@@ -398,10 +461,18 @@ func (b *bench) startLoop(ctx context.Context, bin, url string) (*loop, error) {
 	if err := l.cmd.Start(); err != nil {
 		return nil, err
 	}
+	// The whole log is kept in the work directory, for a run that goes
+	// wrong (-keep).
+	logFile, err := os.Create(filepath.Join(b.work, "siteops.log"))
+	if err != nil {
+		return nil, err
+	}
 	go func() {
+		defer logFile.Close()
 		sc := bufio.NewScanner(pipe)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
+			logFile.Write(append(sc.Bytes(), '\n'))
 			var e logEntry
 			if json.Unmarshal(sc.Bytes(), &e) != nil {
 				l.stderr.WriteString(sc.Text() + "\n")
@@ -487,9 +558,10 @@ func (l *loop) waitInstalled(ctx context.Context, n int) (time.Time, error) {
 	}
 }
 
-// webhook sends a signed push notification.
-func (l *loop) webhook(ctx context.Context, port int) error {
-	body := []byte(`{"ref":"refs/heads/main"}`)
+// webhook sends a signed push notification of revision rev, as a Git
+// server sends one: each delivery is new (the loop refuses replays).
+func (l *loop) webhook(ctx context.Context, rev string) error {
+	body := []byte(`{"ref":"refs/heads/main","after":"` + rev + `"}`)
 	mac := hmac.New(sha256.New, l.secret)
 	mac.Write(body)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+l.listen+"/hooks/git", bytes.NewReader(body))
@@ -497,6 +569,7 @@ func (l *loop) webhook(ctx context.Context, port int) error {
 		return err
 	}
 	req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+	req.Header.Set("X-GitHub-Delivery", "benchloop-"+rev)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err
@@ -506,6 +579,25 @@ func (l *loop) webhook(ctx context.Context, port int) error {
 		return fmt.Errorf("POST /hooks/git: %s", resp.Status)
 	}
 	return nil
+}
+
+// cpu reads the CPU time the process has used, user and system.
+func (l *loop) cpu() time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", l.cmd.Process.Pid))
+	if err != nil {
+		return -1
+	}
+	// The command name, in parentheses, may hold spaces: fields are
+	// counted after it. utime and stime are fields 14 and 15, in clock
+	// ticks (100 a second on Linux).
+	rest := string(data[bytes.LastIndexByte(data, ')')+2:])
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return -1
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
 // memory reads the process's resident set size and its peak, in bytes.

@@ -14,7 +14,10 @@ import (
 // commits: added, removed, modified or with a changed mode. Directories
 // whose tree id is the same on both sides are skipped without being read,
 // so the cost follows the size of the change, not of the repository.
-func (r *Repo) Changed(from, to plumbing.Hash) ([]string, error) {
+// Paths at or under a skipped directory are left out without reading its
+// trees (the loop's status directory, which changes at every status
+// commit).
+func (r *Repo) Changed(from, to plumbing.Hash, skip ...string) ([]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	a, err := r.commit(from)
@@ -25,25 +28,42 @@ func (r *Repo) Changed(from, to plumbing.Hash) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	if err := r.diffTrees(".", a.TreeHash, b.TreeHash, &out); err != nil {
+	d := &differ{r: r, skip: skip}
+	if err := d.diffTrees(".", a.TreeHash, b.TreeHash); err != nil {
 		return nil, err
 	}
-	sort.Strings(out)
-	return out, nil
+	sort.Strings(d.out)
+	return d.out, nil
+}
+
+// differ compares two trees of r, r.mu held.
+type differ struct {
+	r    *Repo
+	skip []string
+	out  []string
+}
+
+// skipped reports whether p is at or under a skipped directory.
+func (d *differ) skipped(p string) bool {
+	for _, s := range d.skip {
+		if p == s || (len(p) > len(s) && p[len(s)] == '/' && p[:len(s)] == s) {
+			return true
+		}
+	}
+	return false
 }
 
 // diffTrees appends to out the files that differ between trees a and b at
-// dir. Called with r.mu held.
-func (r *Repo) diffTrees(dir string, a, b plumbing.Hash, out *[]string) error {
+// dir.
+func (d *differ) diffTrees(dir string, a, b plumbing.Hash) error {
 	if a == b {
 		return nil
 	}
-	da, err := r.tree(nil, a)
+	da, err := d.r.tree(nil, a)
 	if err != nil {
 		return err
 	}
-	db, err := r.tree(nil, b)
+	db, err := d.r.tree(nil, b)
 	if err != nil {
 		return err
 	}
@@ -51,17 +71,17 @@ func (r *Repo) diffTrees(dir string, a, b plumbing.Hash, out *[]string) error {
 	for i < len(da.entries) || j < len(db.entries) {
 		switch {
 		case j == len(db.entries) || (i < len(da.entries) && da.entries[i].Name < db.entries[j].Name):
-			if err := r.allFiles(dir, da.entries[i], out); err != nil {
+			if err := d.allFiles(dir, da.entries[i]); err != nil {
 				return err
 			}
 			i++
 		case i == len(da.entries) || db.entries[j].Name < da.entries[i].Name:
-			if err := r.allFiles(dir, db.entries[j], out); err != nil {
+			if err := d.allFiles(dir, db.entries[j]); err != nil {
 				return err
 			}
 			j++
 		default:
-			if err := r.diffEntry(dir, da.entries[i], db.entries[j], out); err != nil {
+			if err := d.diffEntry(dir, da.entries[i], db.entries[j]); err != nil {
 				return err
 			}
 			i++
@@ -72,39 +92,45 @@ func (r *Repo) diffTrees(dir string, a, b plumbing.Hash, out *[]string) error {
 }
 
 // diffEntry compares two entries of the same name.
-func (r *Repo) diffEntry(dir string, ea, eb object.TreeEntry, out *[]string) error {
+func (d *differ) diffEntry(dir string, ea, eb object.TreeEntry) error {
 	if ea.Hash == eb.Hash && ea.Mode == eb.Mode {
 		return nil
 	}
 	p := path.Join(dir, ea.Name)
+	if d.skipped(p) {
+		return nil
+	}
 	aDir, bDir := ea.Mode == filemode.Dir, eb.Mode == filemode.Dir
 	switch {
 	case aDir && bDir:
-		return r.diffTrees(p, ea.Hash, eb.Hash, out)
+		return d.diffTrees(p, ea.Hash, eb.Hash)
 	case aDir:
-		*out = append(*out, p)
-		return r.allFiles(dir, ea, out)
+		d.out = append(d.out, p)
+		return d.allFiles(dir, ea)
 	case bDir:
-		*out = append(*out, p)
-		return r.allFiles(dir, eb, out)
+		d.out = append(d.out, p)
+		return d.allFiles(dir, eb)
 	}
-	*out = append(*out, p)
+	d.out = append(d.out, p)
 	return nil
 }
 
 // allFiles appends e, or every file under it when it is a directory.
-func (r *Repo) allFiles(dir string, e object.TreeEntry, out *[]string) error {
+func (d *differ) allFiles(dir string, e object.TreeEntry) error {
 	p := path.Join(dir, e.Name)
-	if e.Mode != filemode.Dir {
-		*out = append(*out, p)
+	switch {
+	case d.skipped(p):
+		return nil
+	case e.Mode != filemode.Dir:
+		d.out = append(d.out, p)
 		return nil
 	}
-	d, err := r.tree(nil, e.Hash)
+	t, err := d.r.tree(nil, e.Hash)
 	if err != nil {
 		return err
 	}
-	for _, c := range d.entries {
-		if err := r.allFiles(p, c, out); err != nil {
+	for _, c := range t.entries {
+		if err := d.allFiles(p, c); err != nil {
 			return err
 		}
 	}

@@ -308,17 +308,21 @@ func TestChanged(t *testing.T) {
 	tests := []struct {
 		name     string
 		from, to string
+		skip     []string
 		want     []string
 	}{
-		{"same commit", from, from, nil},
-		{"every kind of change", from, to, []string{
+		{"same commit", from, from, nil, nil},
+		{"every kind of change", from, to, nil, []string{
 			"becomes-dir", "becomes-dir/f.yaml", "dir/a.yaml", "dir/deep/b.yaml", "edit.yaml", "gone.yaml",
 			"mode.sh", "moved/a.yaml", "moved/deep/b.yaml", "new/n.yaml", "tree", "tree/x.yaml",
+		}},
+		{"directories skipped, whether files or directories on either side", from, to, []string{"dir/deep", "becomes-dir", "tree", "new", "mov"}, []string{
+			"dir/a.yaml", "edit.yaml", "gone.yaml", "mode.sh", "moved/a.yaml", "moved/deep/b.yaml",
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := r.Changed(plumbing.NewHash(tt.from), plumbing.NewHash(tt.to))
+			got, err := r.Changed(plumbing.NewHash(tt.from), plumbing.NewHash(tt.to), tt.skip...)
 			if err != nil {
 				t.Fatal(err)
 			}

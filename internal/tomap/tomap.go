@@ -21,6 +21,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Convert returns the JSON-compatible form of v. A struct or a pointer to
@@ -76,6 +77,9 @@ func value(v reflect.Value) (any, error) {
 // valueOf is value for a valid v whose type's facts the caller has.
 func valueOf(v reflect.Value, info typeInfo) (any, error) {
 	t := v.Type()
+	if s, ok := timeString(v); ok {
+		return s, nil
+	}
 	if info.marshaler {
 		if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && v.IsNil() {
 			return nil, nil
@@ -313,6 +317,29 @@ func isEmpty(v reflect.Value) bool {
 }
 
 // viaJSON converts a value that has its own JSON form.
+var timeType = reflect.TypeFor[time.Time]()
+
+// timeString converts a time.Time (or a pointer to one) as its
+// MarshalJSON does, RFC 3339 with nanoseconds, without the round trip
+// through JSON text: status documents hold a time per event. Years
+// MarshalJSON refuses are left to it, for its error.
+func timeString(v reflect.Value) (any, bool) {
+	if v.Kind() == reflect.Pointer && v.Type().Elem() == timeType {
+		if v.IsNil() {
+			return nil, true
+		}
+		v = v.Elem()
+	}
+	if v.Type() != timeType {
+		return nil, false
+	}
+	tm := v.Interface().(time.Time)
+	if y := tm.Year(); y < 0 || y > 9999 {
+		return nil, false
+	}
+	return tm.Format(time.RFC3339Nano), true
+}
+
 func viaJSON(v any) (any, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {

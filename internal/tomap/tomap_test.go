@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"time"
 
 	metal3 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
@@ -47,6 +48,9 @@ type sample struct {
 	Time            metav1.Time          `json:"time"`
 	IOS             intstr.IntOrString   `json:"ios"`
 	Raw             runtime.RawExtension `json:"raw"`
+	GoTime          time.Time            `json:"goTime"`
+	GoTimePtr       *time.Time           `json:"goTimePtr,omitempty"`
+	GoTimes         []time.Time          `json:"goTimes"`
 }
 
 func TestConvertMatchesEncodingJSON(t *testing.T) {
@@ -61,6 +65,11 @@ func TestConvertMatchesEncodingJSON(t *testing.T) {
 			Raw: runtime.RawExtension{Raw: []byte(`{"x":[1,"y",{"z":2.5}]}`)},
 		}},
 		{"zero values", &sample{}},
+		{"times in zones, with and without nanoseconds", &sample{
+			GoTime:    time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC),
+			GoTimePtr: ptr(time.Date(1999, 1, 2, 3, 4, 5, 600, time.FixedZone("x", 5*3600+30*60))),
+			GoTimes:   []time.Time{{}, time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("y", -7*3600))},
+		}},
 		{"BareMetalHost", &metal3.BareMetalHost{
 			ObjectMeta: metav1.ObjectMeta{Name: "h", Namespace: "c", Annotations: map[string]string{"a": "b"}},
 			Spec: metal3.BareMetalHostSpec{Online: true, BMC: metal3.BMCDetails{Address: "redfish://x", CredentialsName: "s"},
@@ -103,6 +112,9 @@ func TestConvertRejectsWhatJSONCannotHold(t *testing.T) {
 	if _, err := Convert(struct{ C chan int }{}); err == nil {
 		t.Error("a channel converted")
 	}
+	if _, err := Convert(struct{ T time.Time }{time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}); err == nil {
+		t.Error("a time JSON cannot hold (year 10000) converted")
+	}
 }
 
 func BenchmarkConvertBareMetalHost(b *testing.B) {
@@ -132,3 +144,5 @@ func TestObjectLeavesOutStatus(t *testing.T) {
 		t.Errorf("metadata %v", m["metadata"])
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

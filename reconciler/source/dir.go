@@ -70,6 +70,7 @@ type Dir struct {
 	returned bool
 
 	writeMu sync.Mutex
+	written statusGeneration // the content last written, guarded by writeMu
 }
 
 // fileState is what a scan knows of a file.
@@ -363,13 +364,22 @@ func (d *Dir) Trigger() {
 
 // WriteStatus makes the status directory hold exactly files: each file
 // whose content differs is written atomically, files not in files are
-// removed (and directories left empty). message is not recorded.
-func (d *Dir) WriteStatus(ctx context.Context, files map[string][]byte, message string) (bool, error) {
-	if err := checkStatusPaths(files); err != nil {
-		return false, err
-	}
+// removed (and directories left empty). After a first write, only the
+// files changed since the last one are looked at. message is not
+// recorded.
+func (d *Dir) WriteStatus(ctx context.Context, files *StatusFiles, message string) (bool, error) {
 	d.writeMu.Lock()
 	defer d.writeMu.Unlock()
+	paths, since := files.changedSince(d.written)
+	if !since {
+		paths = files.allPaths()
+	}
+	for _, p := range paths {
+		if err := checkStatusPath(p); err != nil {
+			return false, err
+		}
+	}
+	d.written = statusGeneration{}
 	if err := os.MkdirAll(d.statusAt, 0o755); err != nil {
 		return false, fmt.Errorf("write status: %w", err)
 	}
@@ -379,9 +389,18 @@ func (d *Dir) WriteStatus(ctx context.Context, files map[string][]byte, message 
 	}
 	defer root.Close()
 	changed := false
-	for p, data := range files {
+	for _, p := range paths {
 		if ctx.Err() != nil {
 			return changed, ctx.Err()
+		}
+		data, ok := files.Get(p)
+		if !ok {
+			removed, err := removeFile(root, p)
+			if err != nil {
+				return changed, fmt.Errorf("write status: %w", err)
+			}
+			changed = changed || removed
+			continue
 		}
 		if old, err := root.ReadFile(p); err == nil && string(old) == string(data) {
 			continue
@@ -396,13 +415,38 @@ func (d *Dir) WriteStatus(ctx context.Context, files map[string][]byte, message 
 		}
 		changed = true
 	}
-	removed, err := removeStale(root, files)
-	return changed || removed, err
+	if !since {
+		removed, err := removeStale(root, files)
+		if err != nil {
+			return changed || removed, err
+		}
+		changed = changed || removed
+	}
+	d.written = files.generation()
+	return changed, nil
+}
+
+// removeFile removes the file p under root, if it is there, and the
+// directories that leaves empty.
+func removeFile(root *os.Root, p string) (bool, error) {
+	err := root.Remove(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("remove %s: %w", p, err)
+	}
+	for dir := path.Dir(p); dir != "."; dir = path.Dir(dir) {
+		if root.Remove(dir) != nil {
+			break // not empty
+		}
+	}
+	return true, nil
 }
 
 // removeStale removes the files under root that are not in keep, and the
 // directories that leaves empty.
-func removeStale(root *os.Root, keep map[string][]byte) (bool, error) {
+func removeStale(root *os.Root, keep *StatusFiles) (bool, error) {
 	var stale, dirs []string
 	err := fs.WalkDir(root.FS(), ".", func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
@@ -414,7 +458,7 @@ func removeStale(root *os.Root, keep map[string][]byte) (bool, error) {
 			}
 			return nil
 		}
-		if _, ok := keep[p]; !ok {
+		if _, ok := keep.Get(p); !ok {
 			stale = append(stale, p)
 		}
 		return nil

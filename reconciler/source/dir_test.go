@@ -180,8 +180,10 @@ func TestDirWriteStatus(t *testing.T) {
 				{"one changed, one removed", map[string]string{"sno1.yaml": "b\n", "README.md": "r\n"}, true},
 				{"empty", map[string]string{}, true},
 			}
+			files := NewStatusFiles()
 			for _, step := range steps {
-				changed, err := d.WriteStatus(context.Background(), bytesMap(step.files), "msg")
+				holdExactly(files, step.files)
+				changed, err := d.WriteStatus(context.Background(), files, "msg")
 				if err != nil {
 					t.Fatalf("%s: %v", step.name, err)
 				}
@@ -208,7 +210,7 @@ func TestDirWriteStatusStaysInside(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Join(dir, "status"), 0o755))
 	must(t, os.Symlink(outside, filepath.Join(dir, "status", "link")))
 	d, _ := newTestDir(t, DirOptions{Dir: dir})
-	_, err := d.WriteStatus(context.Background(), map[string][]byte{"link/x.yaml": []byte("x")}, "msg")
+	_, err := d.WriteStatus(context.Background(), StatusFilesOf(map[string][]byte{"link/x.yaml": []byte("x")}), "msg")
 	if err == nil {
 		t.Error("status written through a symlink that leaves the status directory")
 	}

@@ -23,9 +23,15 @@
 //
 // WriteStatus builds, on the status branch's tip, a tree whose status
 // directory holds exactly the given files, commits it as siteops (unless
-// nothing differs) and pushes. A refused push (the branch moved) or a
-// failed one (the server is down) is tried again after a backoff on the
-// freshly fetched tip; the status directory belongs to siteops, so its
+// nothing differs) and pushes. The loop hands it a StatusFiles, which
+// numbers its changes: the source keeps the status tree it last built,
+// hashes only the files changed since and encodes only the trees above
+// them, and pushes a pack of just what the remote lacks (the commit, those
+// trees and files), so that a write costs what changed, not the size of
+// the fleet. It commits on the tip it last saw; when the push finds that
+// the branch has moved, it fetches and commits again at once. A refused
+// push on a fetched tip, or a failed one (the server is down), is tried
+// again after a backoff; the status directory belongs to siteops, so its
 // content wins. A separate status branch is created from the source
 // branch and pushed with force. The object store is not safe for
 // concurrent use: reading a snapshot waits while a fetch or a push holds

@@ -40,7 +40,7 @@ func FuzzWriteStatus(f *testing.F) {
 	f.Cleanup(func() { d.Close() })
 	statusDir := filepath.Join(fleet, DefaultStatusDir)
 	f.Fuzz(func(t *testing.T, name string, content []byte) {
-		_, err := d.WriteStatus(context.Background(), map[string][]byte{name: content}, "fuzz")
+		_, err := d.WriteStatus(context.Background(), StatusFilesOf(map[string][]byte{name: content}), "fuzz")
 		if err != nil {
 			return
 		}

@@ -167,6 +167,10 @@ type Git struct {
 	due      bool          // fetch without waiting
 
 	writeMu sync.Mutex // one status write at a time
+	// Guarded by writeMu: the status directory as last written, and
+	// what the remote holds of it.
+	status statusTree
+	sent   sentStatus
 }
 
 var (
@@ -202,6 +206,9 @@ func NewGit(ctx context.Context, o GitOptions) (*Git, error) {
 	}
 	return g, nil
 }
+
+// objectsDir is the object store of the clone.
+func (g *Git) objectsDir() string { return filepath.Join(g.dir, "repo.git", "objects") }
 
 // open opens or creates the bare clone and reads the reconciled revision.
 func (g *Git) open() error {
@@ -312,17 +319,13 @@ func (g *Git) snapshot(tip plumbing.Hash) (Snapshot, bool, error) {
 	}
 	var changed []string
 	if !g.last.IsZero() {
-		all, err := g.repo.Changed(g.last, tip)
+		// The status directory is not compared: it is the loop's own.
+		all, err := g.repo.Changed(g.last, tip, g.o.StatusDir)
 		if err != nil {
 			g.log.Warn("cannot compare with the previous revision; reading the new one in full",
 				"from", g.last.String(), "to", tip.String(), "error", err)
 		} else {
-			changed = []string{}
-			for _, p := range all {
-				if p != g.o.StatusDir && !strings.HasPrefix(p, g.o.StatusDir+"/") {
-					changed = append(changed, p)
-				}
-			}
+			changed = append([]string{}, all...)
 		}
 	}
 	if g.returned && changed != nil && len(changed) == 0 {

@@ -132,9 +132,11 @@ func TestGitWriteStatus(t *testing.T) {
 				{"empty", map[string]string{}, true},
 				{"empty again", map[string]string{}, false},
 			}
+			files := NewStatusFiles()
 			for _, step := range steps {
 				before := srv.Head(t, "fleet.git", "main")
-				changed, err := g.WriteStatus(context.Background(), bytesMap(step.files), "Status: "+step.name)
+				holdExactly(files, step.files)
+				changed, err := g.WriteStatus(context.Background(), files, "Status: "+step.name)
 				if err != nil {
 					t.Fatalf("%s: %v", step.name, err)
 				}
@@ -173,26 +175,29 @@ func TestGitWriteStatusRefusesBadPaths(t *testing.T) {
 	g := newTestGit(t, GitOptions{URL: url})
 	mustNext(t, g)
 	for _, p := range []string{"../escape.yaml", "/abs.yaml", "a//b.yaml", "."} {
-		_, err := g.WriteStatus(context.Background(), map[string][]byte{p: []byte("x")}, "bad")
+		_, err := g.WriteStatus(context.Background(), StatusFilesOf(map[string][]byte{p: []byte("x")}), "bad")
 		if err == nil || !strings.Contains(err.Error(), "status file") {
 			t.Errorf("WriteStatus(%q) err = %v, want one naming the status file", p, err)
 		}
 	}
 }
 
-// TestGitStatusPushRace has a person push between siteops' fetch and its
-// push: the push is refused, siteops fetches, makes its status commit
-// again on the person's commit and pushes; neither is lost.
+// TestGitStatusPushRace has a person push between siteops' commit and
+// its push, twice. The first push, made on the tip the clone knew, finds
+// the branch moved: siteops fetches and commits again at once. The
+// second, made on the fetched tip, is refused too: siteops backs off,
+// fetches, makes its status commit again on the person's last commit and
+// pushes; nothing is lost.
 func TestGitStatusPushRace(t *testing.T) {
 	srv, url := servers[1].url(t)
-	var human string
+	var humans []string
 	o := GitOptions{URL: url}
 	o.beforePush = func() {
-		if human == "" {
-			human = srv.Commit(t, "fleet.git", "main", map[string]string{
-				"sites/new/siteconfig.yaml": "name: new\n",
-				"status/sno1.yaml":          "written by a person\n",
-			}, "a person's push")
+		if len(humans) < 2 {
+			humans = append(humans, srv.Commit(t, "fleet.git", "main", map[string]string{
+				fmt.Sprintf("sites/new%d/siteconfig.yaml", len(humans)): "name: new\n",
+				"status/sno1.yaml": "written by a person\n",
+			}, "a person's push"))
 		}
 	}
 	g := newTestGit(t, o)
@@ -206,7 +211,7 @@ func TestGitStatusPushRace(t *testing.T) {
 	done := make(chan result, 1)
 	status := map[string]string{"sno1.yaml": "phase: Installing\n"}
 	go func() {
-		changed, err := g.WriteStatus(context.Background(), bytesMap(status), "Status: sno1")
+		changed, err := g.WriteStatus(context.Background(), StatusFilesOf(bytesMap(status)), "Status: sno1")
 		done <- result{changed, err}
 	}()
 	g.clock.waitForWait(t, calls) // backing off after the refused push
@@ -216,14 +221,16 @@ func TestGitStatusPushRace(t *testing.T) {
 		t.Fatalf("WriteStatus = %v, %v; want true, nil", res.changed, res.err)
 	}
 	head := srv.Head(t, "fleet.git", "main")
-	if parent := gittest.Git(t, filepath.Join(srv.Dir(), "fleet.git"), "rev-parse", head+"^"); parent != human {
-		t.Errorf("status commit's parent = %s, want the person's commit %s", parent, human)
+	if parent := gittest.Git(t, filepath.Join(srv.Dir(), "fleet.git"), "rev-parse", head+"^"); parent != humans[1] {
+		t.Errorf("status commit's parent = %s, want the person's last commit %s", parent, humans[1])
 	}
 	if got := srv.Files(t, "fleet.git", "main", "status"); !maps.Equal(got, prefixed("status/", status)) {
 		t.Errorf("status = %q, want siteops' %q", got, status)
 	}
-	if got := srv.Files(t, "fleet.git", "main", "sites/new"); len(got) != 1 {
-		t.Errorf("the person's site is lost: %q", got)
+	for i := range humans {
+		if got := srv.Files(t, "fleet.git", "main", fmt.Sprintf("sites/new%d", i)); len(got) != 1 {
+			t.Errorf("the person's site %d is lost: %q", i, got)
+		}
 	}
 	if g.counter("push") != 1 || g.counter("retries") != 1 {
 		t.Errorf("push errors = %v, retries = %v; want 1 and 1", g.counter("push"), g.counter("retries"))
@@ -251,7 +258,7 @@ func TestGitServerOutage(t *testing.T) {
 	done := make(chan error, 1)
 	calls := g.clock.Calls()
 	go func() {
-		_, err := g.WriteStatus(context.Background(), bytesMap(status), "Status")
+		_, err := g.WriteStatus(context.Background(), StatusFilesOf(bytesMap(status)), "Status")
 		done <- err
 	}()
 	wait := DefaultPushBackoff
@@ -289,7 +296,7 @@ func TestGitPushGivesUp(t *testing.T) {
 	done := make(chan error, 1)
 	calls := g.clock.Calls()
 	go func() {
-		_, err := g.WriteStatus(context.Background(), map[string][]byte{"a.yaml": []byte("a")}, "Status")
+		_, err := g.WriteStatus(context.Background(), StatusFilesOf(map[string][]byte{"a.yaml": []byte("a")}), "Status")
 		done <- err
 	}()
 	g.clock.waitForWait(t, calls)
@@ -302,7 +309,7 @@ func TestGitPushGivesUp(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	calls = g.clock.Calls()
 	go func() {
-		_, err := g.WriteStatus(ctx, map[string][]byte{"a.yaml": []byte("a")}, "Status")
+		_, err := g.WriteStatus(ctx, StatusFilesOf(map[string][]byte{"a.yaml": []byte("a")}), "Status")
 		done <- err
 	}()
 	g.clock.waitForWait(t, calls)
@@ -318,7 +325,7 @@ func TestGitStatusBranch(t *testing.T) {
 	mustNext(t, g)
 	main := srv.Head(t, "fleet.git", "main")
 
-	if _, err := g.WriteStatus(context.Background(), map[string][]byte{"a.yaml": []byte("1\n")}, "Status 1"); err != nil {
+	if _, err := g.WriteStatus(context.Background(), StatusFilesOf(map[string][]byte{"a.yaml": []byte("1\n")}), "Status 1"); err != nil {
 		t.Fatal(err)
 	}
 	first := srv.Head(t, "fleet.git", "siteops-status")
@@ -328,7 +335,7 @@ func TestGitStatusBranch(t *testing.T) {
 	if parent := gittest.Git(t, filepath.Join(srv.Dir(), "fleet.git"), "rev-parse", first+"^"); parent != main {
 		t.Errorf("status branch made from %s, want main %s", parent, main)
 	}
-	if _, err := g.WriteStatus(context.Background(), map[string][]byte{"a.yaml": []byte("2\n")}, "Status 2"); err != nil {
+	if _, err := g.WriteStatus(context.Background(), StatusFilesOf(map[string][]byte{"a.yaml": []byte("2\n")}), "Status 2"); err != nil {
 		t.Fatal(err)
 	}
 	second := srv.Head(t, "fleet.git", "siteops-status")
@@ -476,7 +483,7 @@ func TestGitClearErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := newTestGit(t, tt.o)
 			mustNext(t, g)
-			if _, err := g.WriteStatus(context.Background(), map[string][]byte{"a.yaml": []byte(tt.name)}, "Status"); err != nil {
+			if _, err := g.WriteStatus(context.Background(), StatusFilesOf(map[string][]byte{"a.yaml": []byte(tt.name)}), "Status"); err != nil {
 				t.Errorf("WriteStatus: %v", err)
 			}
 		})
@@ -523,7 +530,7 @@ func TestGitWriteStatusMany(t *testing.T) {
 		if step == "one changed" {
 			status["site-007.yaml"] = "site: 7\nphase: Installed\n"
 		}
-		if changed, err := g.WriteStatus(context.Background(), bytesMap(status), step); err != nil || !changed {
+		if changed, err := g.WriteStatus(context.Background(), StatusFilesOf(bytesMap(status)), step); err != nil || !changed {
 			t.Fatalf("%s: WriteStatus = %v, %v", step, changed, err)
 		}
 		if got := srv.Files(t, "fleet.git", "main", "status"); !maps.Equal(got, prefixed("status/", status)) {
@@ -549,7 +556,7 @@ func TestGitSSH(t *testing.T) {
 	if snap := mustNext(t, g); snap.Revision != srv.Head(t, "fleet.git", "main") {
 		t.Errorf("revision over ssh = %s", snap.Revision)
 	}
-	if _, err := g.WriteStatus(context.Background(), map[string][]byte{"a.yaml": []byte("a\n")}, "Status"); err != nil {
+	if _, err := g.WriteStatus(context.Background(), StatusFilesOf(map[string][]byte{"a.yaml": []byte("a\n")}), "Status"); err != nil {
 		t.Fatalf("WriteStatus over ssh: %v", err)
 	}
 	if got := srv.Files(t, "fleet.git", "main", "status"); got["status/a.yaml"] != "a\n" {

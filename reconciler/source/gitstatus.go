@@ -1,35 +1,39 @@
 package source
 
 import (
+	"bytes"
+	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"sort"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/storer"
-	"github.com/go-git/go-git/v5/storage/memory"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/transport/client"
 
 	"github.com/siteops/siteops/internal/redact"
 )
 
 // WriteStatus commits, on top of the status branch's tip, a status
 // directory holding exactly files, and pushes it; nothing is committed
-// when the directory already holds them. A push that fails (the branch
-// moved, the server is down) is tried again after a backoff, on the
-// fetched tip: the status directory belongs to siteops, so its content
-// wins over whatever the tip has there.
-func (g *Git) WriteStatus(ctx context.Context, files map[string][]byte, message string) (bool, error) {
-	if err := checkStatusPaths(files); err != nil {
-		return false, err
-	}
+// when the directory already holds them. Only the files changed since
+// the last write are hashed, and only the trees above them encoded and
+// sent. A push that fails (the branch moved, the server is down) is tried
+// again after a backoff, on the fetched tip: the status directory belongs
+// to siteops, so its content wins over whatever the tip has there.
+func (g *Git) WriteStatus(ctx context.Context, files *StatusFiles, message string) (bool, error) {
 	message = redact.Text(message)
 	if strings.TrimSpace(message) == "" {
 		message = "Update status"
@@ -39,12 +43,33 @@ func (g *Git) WriteStatus(ctx context.Context, files map[string][]byte, message 
 	}
 	g.writeMu.Lock()
 	defer g.writeMu.Unlock()
+	changed, all, err := g.status.update(files)
+	if err != nil {
+		return false, err
+	}
+	if all {
+		g.sent = sentStatus{}
+	} else if g.sent.tracked {
+		for _, p := range changed {
+			g.sent.unpushed[p] = struct{}{}
+		}
+	}
 	wait := g.o.PushBackoff
+	// The first try commits on the tip the clone last saw, without a
+	// fetch: the push tells whether the branch has moved since, and then
+	// the next try, at once, fetches first.
+	fetch := false
 	for attempt := 1; ; attempt++ {
-		changed, err := g.writeOnce(ctx, files, message)
+		changed, err := g.writeOnce(ctx, files, message, fetch)
 		if err == nil {
 			return changed, nil
 		}
+		if errors.Is(err, errBranchMoved) && !fetch {
+			fetch = true
+			attempt--
+			continue
+		}
+		fetch = true
 		if errors.Is(err, ErrAuthentication) || errors.Is(err, ErrBranchNotFound) || errors.Is(err, ErrPushRefused) || ctx.Err() != nil {
 			return false, err
 		}
@@ -62,42 +87,69 @@ func (g *Git) WriteStatus(ctx context.Context, files map[string][]byte, message 
 	}
 }
 
-// checkStatusPaths refuses status file names that are not plain relative
-// paths.
-func checkStatusPaths(files map[string][]byte) error {
-	for p := range files {
-		if !fs.ValidPath(p) || p == "." {
-			return fmt.Errorf("status file %q: give a slash-separated path inside the status directory, without . or .. elements", p)
-		}
-	}
-	return nil
+// sentStatus is what the Git source knows the remote holds of the status
+// directory: the tree it last pushed there (or found there) and, when
+// tracked, the files changed since, which are all a push on top of that
+// tree needs to send.
+type sentStatus struct {
+	tracked  bool
+	tree     plumbing.Hash
+	unpushed map[string]struct{}
 }
 
-// writeOnce fetches the status branch, commits files on its tip and
-// pushes once.
-func (g *Git) writeOnce(ctx context.Context, files map[string][]byte, message string) (bool, error) {
-	base, err := g.statusBase(ctx)
-	if err != nil {
-		g.metrics.fetchErrors.Inc()
-		return false, err
+// holds records that the status branch holds tree, the status tree as
+// built now.
+func (s *sentStatus) holds(tree plumbing.Hash) {
+	*s = sentStatus{tracked: true, tree: tree, unpushed: map[string]struct{}{}}
+}
+
+// writeOnce commits files on the tip of the status branch and pushes
+// once. It fetches the branch first when fetch is set or the clone has
+// not seen it.
+func (g *Git) writeOnce(ctx context.Context, files *StatusFiles, message string, fetch bool) (bool, error) {
+	base, known := g.knownTip()
+	if fetch || !known {
+		var err error
+		if base, err = g.statusBase(ctx); err != nil {
+			g.metrics.fetchErrors.Inc()
+			return false, err
+		}
 	}
-	var commit plumbing.Hash
+	var err error
+	var c *statusCommit
 	err = g.repo.Locked(func(r *git.Repository) error {
-		commit, err = g.statusCommit(r, base, files, message)
+		c, err = g.statusCommit(r, base, files, message)
 		return err
 	})
-	if err != nil || commit.IsZero() {
+	if err != nil || c == nil {
 		return false, err
 	}
 	if g.o.beforePush != nil {
 		g.o.beforePush()
 	}
-	if err := g.push(ctx, commit); err != nil {
-		g.metrics.pushErrors.Inc()
+	if err := g.push(ctx, base, c, fetch || !known); err != nil {
+		if !errors.Is(err, errBranchMoved) {
+			g.metrics.pushErrors.Inc()
+		}
 		return false, err
 	}
-	g.log.Info("pushed status", "commit", commit.String(), "to", g.o.StatusBranch)
+	g.sent.holds(c.status)
+	g.log.Info("pushed status", "commit", c.hash.String(), "to", g.o.StatusBranch)
 	return true, nil
+}
+
+// knownTip returns the tip of the status branch as the clone last saw
+// it, and whether it saw one.
+func (g *Git) knownTip() (plumbing.Hash, bool) {
+	var tip plumbing.Hash
+	err := g.repo.Locked(func(r *git.Repository) error {
+		ref, err := r.Reference(remoteRef(g.o.StatusBranch), true)
+		if err == nil {
+			tip = ref.Hash()
+		}
+		return err
+	})
+	return tip, err == nil && !tip.IsZero()
 }
 
 // statusBase fetches and returns the tip of the status branch, or of the
@@ -111,241 +163,160 @@ func (g *Git) statusBase(ctx context.Context) (plumbing.Hash, error) {
 	return g.fetch(ctx, g.o.Branch)
 }
 
-// statusCommit stores a commit of files as the status directory on top
-// of base; zero when base already holds them.
-func (g *Git) statusCommit(r *git.Repository, base plumbing.Hash, files map[string][]byte, message string) (plumbing.Hash, error) {
-	parent, err := r.CommitObject(base)
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", base, err)
-	}
-	dir := strings.Split(g.o.StatusDir, "/")
-	w := newTreeWriter(r.Storer)
-	if err := w.learn(parent.TreeHash, dir); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	var status plumbing.Hash
-	if len(files) > 0 {
-		if status, err = w.writeFiles(files); err != nil {
-			return plumbing.ZeroHash, err
-		}
-	}
-	root, err := w.replace(parent.TreeHash, dir, status)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if root.IsZero() {
-		if root, err = w.tree(nil); err != nil {
-			return plumbing.ZeroHash, err
-		}
-	}
-	if root == parent.TreeHash {
-		return plumbing.ZeroHash, nil
-	}
-	if err := w.flush(); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("store the status files: %w", err)
-	}
-	sig := object.Signature{Name: g.o.AuthorName, Email: g.o.AuthorEmail, When: g.o.Clock.Now()}
-	c := &object.Commit{Author: sig, Committer: sig, Message: message, TreeHash: root, ParentHashes: []plumbing.Hash{base}}
-	obj := r.Storer.NewEncodedObject()
-	if err := c.Encode(obj); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	h, err := r.Storer.SetEncodedObject(obj)
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("store the status commit: %w", err)
-	}
-	return h, r.Storer.SetReference(plumbing.NewHashReference(statusRef, h))
+// statusCommit is a status commit made and stored, to push.
+type statusCommit struct {
+	hash plumbing.Hash
+	// status is its status directory's tree (zero when it has none).
+	status plumbing.Hash
+	// pack holds the objects the remote lacks: the commit, the trees it
+	// changed and the status files that differ from the parent's.
+	pack []byte
 }
 
-// push sends commit to the status branch (forced when it is not the
-// source branch: siteops owns it).
-func (g *Git) push(ctx context.Context, commit plumbing.Hash) error {
-	auth, err := g.o.Auth.method(g.o.URL)
+// statusCommit stores a commit of the status tree on top of base; nil
+// when base already holds it.
+func (g *Git) statusCommit(r *git.Repository, base plumbing.Hash, files *StatusFiles, message string) (*statusCommit, error) {
+	parent, err := r.CommitObject(base)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("read commit %s: %w", base, err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, g.o.Timeout)
-	defer cancel()
-	dst := plumbing.NewBranchReferenceName(g.o.StatusBranch)
-	err = g.repo.Locked(func(r *git.Repository) error {
-		err := r.PushContext(ctx, &git.PushOptions{
-			RemoteName: remoteName,
-			RemoteURL:  g.o.URL,
-			RefSpecs:   []config.RefSpec{config.RefSpec(statusRef + ":" + dst)},
-			Auth:       auth,
-			Force:      g.o.StatusBranch != g.o.Branch,
-		})
-		if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+	dir := strings.Split(g.o.StatusDir, "/")
+	had, err := subtree(r.Storer, parent.TreeHash, dir)
+	if err != nil {
+		return nil, err
+	}
+	set := newObjectSet()
+	status := g.status.root.build(func(*rawObject) {})
+	if status == had {
+		g.sent.holds(status)
+		return nil, nil
+	}
+	if g.sent.tracked && had == g.sent.tree {
+		g.changedObjects(files, set)
+	} else if err := g.missingObjects(r.Storer, had, files, set); err != nil {
+		return nil, err
+	}
+	root, err := replaceTree(r.Storer, parent.TreeHash, dir, status, set)
+	if err != nil {
+		return nil, err
+	}
+	if root.IsZero() {
+		root = set.add(newRawObject(plumbing.TreeObject, nil))
+	}
+	sig := object.Signature{Name: g.o.AuthorName, Email: g.o.AuthorEmail, When: g.o.Clock.Now()}
+	commit, err := encodeCommit(&object.Commit{Author: sig, Committer: sig, Message: message, TreeHash: root, ParentHashes: []plumbing.Hash{base}})
+	if err != nil {
+		return nil, err
+	}
+	set.add(commit)
+	pack, err := packOf(set.objs)
+	if err != nil {
+		return nil, err
+	}
+	if err := storeObjects(r.Storer, g.objectsDir(), set.objs, pack); err != nil {
+		return nil, fmt.Errorf("store the status files: %w", err)
+	}
+	if err := r.Storer.SetReference(plumbing.NewHashReference(statusRef, commit.hash)); err != nil {
+		return nil, err
+	}
+	return &statusCommit{hash: commit.hash, status: status, pack: pack}, nil
+}
+
+// changedObjects adds to set the objects of the status tree that changed
+// since the tree the remote holds: the files changed since and the
+// directories above them.
+func (g *Git) changedObjects(files *StatusFiles, set *objectSet) {
+	for _, p := range slices.Sorted(maps.Keys(g.sent.unpushed)) {
+		elems := strings.Split(p, "/")
+		for _, d := range g.status.root.path(elems) {
+			if d.obj != nil {
+				set.add(d.obj)
+			}
+		}
+		if h, ok := g.status.root.fileHash(elems); ok {
+			data, _ := files.Get(p)
+			set.add(blobObject(h, data))
+		}
+	}
+}
+
+// missingObjects adds to set the objects of the status tree that are not
+// in the tree had (the status directory of the commit written on): every
+// one when had is zero.
+func (g *Git) missingObjects(s storer.EncodedObjectStorer, had plumbing.Hash, files *StatusFiles, set *objectSet) error {
+	known := map[plumbing.Hash]bool{}
+	if !had.IsZero() {
+		if err := knownObjects(s, had, known); err != nil {
 			return err
 		}
-		return r.Storer.SetReference(plumbing.NewHashReference(remoteRef(g.o.StatusBranch), commit))
-	})
-	if err != nil && isCheckedOut(err) {
-		return fmt.Errorf("push to %s: the remote refuses pushes to %s, the branch checked out in its work tree (%s): reconcile a bare repository (git clone --bare), or give --status-branch so that the status goes to a branch of its own: %w",
-			redact.URL(g.o.URL), g.o.StatusBranch, redact.Text(err.Error()), ErrPushRefused)
 	}
-	if err != nil && isRejected(err) {
-		return fmt.Errorf("push to %s: %s moved meanwhile (%s)", redact.URL(g.o.URL), g.o.StatusBranch, redact.Text(err.Error()))
+	var visit func(dir string, d *treeDir)
+	visit = func(dir string, d *treeDir) {
+		if d.obj == nil || known[d.obj.hash] {
+			return
+		}
+		set.add(d.obj)
+		for _, e := range d.entries {
+			p := joinPath(dir, e.Name)
+			switch {
+			case e.Mode == filemode.Dir:
+				visit(p, d.dirs[e.Name])
+			case !known[e.Hash] && !set.has(e.Hash):
+				data, _ := files.Get(p)
+				set.add(blobObject(e.Hash, data))
+			}
+		}
 	}
-	if err != nil {
-		return g.explain(ctx, "push", g.o.StatusBranch, err)
-	}
+	visit("", g.status.root)
 	return nil
 }
 
-// treeWriter makes blobs and trees, and stores those the repository
-// lacks when flushed: one pack file for many (a status of thousands of
-// sites written for the first time), loose objects for a few.
-type treeWriter struct {
-	s       storer.EncodedObjectStorer
-	known   map[plumbing.Hash]bool // in the repository
-	pending *memory.ObjectStorage  // made, to store
-	order   []plumbing.Hash
-}
-
-// packThreshold is the number of new objects from which a pack file is
-// written rather than loose objects.
-const packThreshold = 64
-
-func newTreeWriter(s storer.EncodedObjectStorer) *treeWriter {
-	return &treeWriter{s: s, known: map[plumbing.Hash]bool{}, pending: &memory.NewStorage().ObjectStorage}
-}
-
-// learn records the objects under dir in tree as stored, so that a status
-// rewritten with few changes checks nothing else against the repository.
-func (w *treeWriter) learn(tree plumbing.Hash, dir []string) error {
-	t, err := object.GetTree(w.s, tree)
+// knownObjects adds tree and every object under it to known.
+func knownObjects(s storer.EncodedObjectStorer, tree plumbing.Hash, known map[plumbing.Hash]bool) error {
+	known[tree] = true
+	t, err := object.GetTree(s, tree)
 	if err != nil {
 		return fmt.Errorf("read tree %s: %w", tree, err)
 	}
-	for _, name := range dir {
-		e, err := t.FindEntry(name)
-		if err != nil || e.Mode != filemode.Dir {
-			return nil
-		}
-		if t, err = object.GetTree(w.s, e.Hash); err != nil {
-			return fmt.Errorf("read tree %s: %w", e.Hash, err)
-		}
-	}
-	w.known[t.Hash] = true
 	for _, e := range t.Entries {
-		w.known[e.Hash] = true
 		if e.Mode == filemode.Dir {
-			if err := w.learn(e.Hash, nil); err != nil {
-				return err
+			if !known[e.Hash] {
+				if err := knownObjects(s, e.Hash, known); err != nil {
+					return err
+				}
 			}
-		}
-	}
-	return nil
-}
-
-// store keeps obj to be stored, unless the repository has it.
-func (w *treeWriter) store(obj *plumbing.MemoryObject) (plumbing.Hash, error) {
-	h := obj.Hash()
-	if w.known[h] || w.s.HasEncodedObject(h) == nil {
-		w.known[h] = true
-		return h, nil
-	}
-	if _, err := w.pending.SetEncodedObject(obj); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	w.known[h] = true
-	w.order = append(w.order, h)
-	return h, nil
-}
-
-// flush stores the objects made.
-func (w *treeWriter) flush() error {
-	if pw, ok := w.s.(storer.PackfileWriter); ok && len(w.order) >= packThreshold {
-		out, err := pw.PackfileWriter()
-		if err != nil {
-			return err
-		}
-		if _, err := packfile.NewEncoder(out, w.pending, false).Encode(w.order, 0); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	}
-	for _, h := range w.order {
-		obj, err := w.pending.EncodedObject(plumbing.AnyObject, h)
-		if err != nil {
-			return err
-		}
-		if _, err := w.s.SetEncodedObject(obj); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (w *treeWriter) blob(data []byte) (plumbing.Hash, error) {
-	obj := &plumbing.MemoryObject{}
-	obj.SetType(plumbing.BlobObject)
-	if _, err := obj.Write(data); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return w.store(obj)
-}
-
-// tree stores a tree of entries, sorted as Git wants (a directory sorts
-// as if its name ended in "/").
-func (w *treeWriter) tree(entries []object.TreeEntry) (plumbing.Hash, error) {
-	sort.Slice(entries, func(i, j int) bool { return gitName(entries[i]) < gitName(entries[j]) })
-	obj := &plumbing.MemoryObject{}
-	if err := (&object.Tree{Entries: entries}).Encode(obj); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return w.store(obj)
-}
-
-func gitName(e object.TreeEntry) string {
-	if e.Mode == filemode.Dir {
-		return e.Name + "/"
-	}
-	return e.Name
-}
-
-// writeFiles stores files (slash-separated paths) as a tree.
-func (w *treeWriter) writeFiles(files map[string][]byte) (plumbing.Hash, error) {
-	var entries []object.TreeEntry
-	subdirs := map[string]map[string][]byte{}
-	for p, data := range files {
-		dir, rest, nested := strings.Cut(p, "/")
-		if nested {
-			if subdirs[dir] == nil {
-				subdirs[dir] = map[string][]byte{}
-			}
-			subdirs[dir][rest] = data
 			continue
 		}
-		h, err := w.blob(data)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		entries = append(entries, object.TreeEntry{Name: p, Mode: filemode.Regular, Hash: h})
+		known[e.Hash] = true
 	}
-	for dir, sub := range subdirs {
-		if _, clash := files[dir]; clash {
-			return plumbing.ZeroHash, fmt.Errorf("status file %q is also a directory", dir)
-		}
-		h, err := w.writeFiles(sub)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		entries = append(entries, object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: h})
-	}
-	return w.tree(entries)
+	return nil
 }
 
-// replace returns tree with the entry at dir (split in elements) set to
-// the tree sub, or removed when sub is zero; zero when the result is
-// empty.
-func (w *treeWriter) replace(tree plumbing.Hash, dir []string, sub plumbing.Hash) (plumbing.Hash, error) {
+// subtree returns the hash of the directory at dir (split in elements)
+// of tree; zero when there is none.
+func subtree(s storer.EncodedObjectStorer, tree plumbing.Hash, dir []string) (plumbing.Hash, error) {
+	for _, name := range dir {
+		t, err := object.GetTree(s, tree)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", tree, err)
+		}
+		e, err := t.FindEntry(name)
+		if err != nil || e.Mode != filemode.Dir {
+			return plumbing.ZeroHash, nil
+		}
+		tree = e.Hash
+	}
+	return tree, nil
+}
+
+// replaceTree returns tree with the entry at dir (split in elements) set
+// to the tree sub, or removed when sub is zero, adding the trees it makes
+// to set; zero when the result is empty.
+func replaceTree(s storer.EncodedObjectStorer, tree plumbing.Hash, dir []string, sub plumbing.Hash, set *objectSet) (plumbing.Hash, error) {
 	var entries []object.TreeEntry
 	var child plumbing.Hash
 	if !tree.IsZero() {
-		t, err := object.GetTree(w.s, tree)
+		t, err := object.GetTree(s, tree)
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", tree, err)
 		}
@@ -359,7 +330,7 @@ func (w *treeWriter) replace(tree plumbing.Hash, dir []string, sub plumbing.Hash
 	}
 	if len(dir) > 1 {
 		var err error
-		if sub, err = w.replace(child, dir[1:], sub); err != nil {
+		if sub, err = replaceTree(s, child, dir[1:], sub, set); err != nil {
 			return plumbing.ZeroHash, err
 		}
 	}
@@ -369,5 +340,208 @@ func (w *treeWriter) replace(tree plumbing.Hash, dir []string, sub plumbing.Hash
 	if len(entries) == 0 {
 		return plumbing.ZeroHash, nil
 	}
-	return w.tree(entries)
+	slices.SortFunc(entries, func(a, b object.TreeEntry) int {
+		return strings.Compare(gitKey(a.Name, a.Mode == filemode.Dir), gitKey(b.Name, b.Mode == filemode.Dir))
+	})
+	return set.add(newRawObject(plumbing.TreeObject, encodeTree(entries))), nil
+}
+
+// objectSet is a list of objects without repeats.
+type objectSet struct {
+	objs []*rawObject
+	seen map[plumbing.Hash]bool
+}
+
+func newObjectSet() *objectSet { return &objectSet{seen: map[plumbing.Hash]bool{}} }
+
+func (s *objectSet) add(o *rawObject) plumbing.Hash {
+	if !s.seen[o.hash] {
+		s.seen[o.hash] = true
+		s.objs = append(s.objs, o)
+	}
+	return o.hash
+}
+
+func (s *objectSet) has(h plumbing.Hash) bool { return s.seen[h] }
+
+// packThreshold is the number of new objects from which they are stored
+// as a pack file rather than loose objects.
+const packThreshold = 64
+
+// storeObjects stores objs in the clone: pack, which holds them, when
+// there are many, else one loose object each, written under objectsDir
+// as Git writes them but compressed for speed (a status README of a large
+// fleet is megabytes, and changes at most writes).
+func storeObjects(s storer.EncodedObjectStorer, objectsDir string, objs []*rawObject, pack []byte) error {
+	if pw, ok := s.(storer.PackfileWriter); ok && len(objs) >= packThreshold {
+		out, err := pw.PackfileWriter()
+		if err != nil {
+			return err
+		}
+		if _, err := out.Write(pack); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	}
+	for _, o := range objs {
+		if err := storeLoose(objectsDir, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// storeLoose writes o as a loose object under objectsDir, unless it is
+// there: through a temporary file in the pack directory (where go-git
+// makes its own), so that a reader never sees half of it.
+func storeLoose(objectsDir string, o *rawObject) error {
+	hex := o.hash.String()
+	dir := filepath.Join(objectsDir, hex[:2])
+	file := filepath.Join(dir, hex[2:])
+	if _, err := os.Lstat(file); err == nil {
+		return nil
+	}
+	tmpDir := filepath.Join(objectsDir, "pack")
+	for _, d := range []string{dir, tmpDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	tmp, err := os.CreateTemp(tmpDir, "tmp_obj_")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	zw, _ := zlib.NewWriterLevel(tmp, packLevel)
+	_, err = fmt.Fprintf(zw, "%s %d\x00", o.typ, len(o.data))
+	if err == nil {
+		_, err = zw.Write(o.data)
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o444); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), file)
+}
+
+// push sends the status commit c, made on base, to the status branch
+// (forced when it is not the source branch: siteops owns it). The pack
+// sent holds what c adds to base. When the branch has moved off base, it
+// returns errBranchMoved if base was not fetched just before (the caller
+// fetches and tries again); else a forced push falls back to go-git's,
+// which works out what the remote lacks from the whole history.
+func (g *Git) push(ctx context.Context, base plumbing.Hash, c *statusCommit, fetched bool) error {
+	ctx, cancel := context.WithTimeout(ctx, g.o.Timeout)
+	defer cancel()
+	err := g.sendPack(ctx, base, c)
+	if errors.Is(err, errBranchMoved) && !fetched {
+		return err
+	}
+	if errors.Is(err, errBranchMoved) && g.forcePush() {
+		err = g.repo.Locked(func(r *git.Repository) error { return g.pushAll(ctx, r) })
+	}
+	if err == nil {
+		err = g.repo.Locked(func(r *git.Repository) error {
+			return r.Storer.SetReference(plumbing.NewHashReference(remoteRef(g.o.StatusBranch), c.hash))
+		})
+	}
+	if err != nil && isCheckedOut(err) {
+		return fmt.Errorf("push to %s: the remote refuses pushes to %s, the branch checked out in its work tree (%s): reconcile a bare repository (git clone --bare), or give --status-branch so that the status goes to a branch of its own: %w",
+			redact.URL(g.o.URL), g.o.StatusBranch, redact.Text(err.Error()), ErrPushRefused)
+	}
+	if err != nil && isRejected(err) {
+		return fmt.Errorf("push to %s: %s moved meanwhile (%s)", redact.URL(g.o.URL), g.o.StatusBranch, redact.Text(err.Error()))
+	}
+	if err != nil {
+		return g.explain(ctx, "push", g.o.StatusBranch, err)
+	}
+	return nil
+}
+
+// forcePush reports whether status pushes are forced: the status branch
+// is not the source branch.
+func (g *Git) forcePush() bool { return g.o.StatusBranch != g.o.Branch }
+
+// errBranchMoved is sendPack's error when the status branch is no longer
+// at the commit the status was made on.
+var errBranchMoved = fmt.Errorf("%w (non-fast-forward: the branch moved)", git.ErrForceNeeded)
+
+// sendPack updates the status branch from base to c, sending c's pack.
+func (g *Git) sendPack(ctx context.Context, base plumbing.Hash, c *statusCommit) error {
+	auth, err := g.o.Auth.method(g.o.URL)
+	if err != nil {
+		return err
+	}
+	ep, err := transport.NewEndpoint(g.o.URL)
+	if err != nil {
+		return err
+	}
+	cl, err := client.NewClient(ep)
+	if err != nil {
+		return err
+	}
+	sess, err := cl.NewReceivePackSession(ep, auth)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	adv, err := sess.AdvertisedReferencesContext(ctx)
+	if err != nil {
+		return err
+	}
+	refs, err := adv.AllReferences()
+	if err != nil {
+		return err
+	}
+	dst := plumbing.NewBranchReferenceName(g.o.StatusBranch)
+	var old plumbing.Hash
+	if ref, ok := refs[dst]; ok {
+		old = ref.Hash()
+	}
+	// A branch that does not exist yet is made from base, which the
+	// remote has: its source branch's tip.
+	if !old.IsZero() && old != base {
+		return errBranchMoved
+	}
+	req := packp.NewReferenceUpdateRequestFromCapabilities(adv.Capabilities)
+	req.Commands = []*packp.Command{{Name: dst, Old: old, New: c.hash}}
+	req.Packfile = io.NopCloser(bytes.NewReader(c.pack))
+	rs, err := sess.ReceivePack(ctx, req)
+	if err != nil {
+		return err
+	}
+	if rs != nil {
+		return rs.Error()
+	}
+	return nil
+}
+
+// pushAll pushes the status commit with go-git, which sends what the
+// remote's branches do not reach.
+func (g *Git) pushAll(ctx context.Context, r *git.Repository) error {
+	auth, err := g.o.Auth.method(g.o.URL)
+	if err != nil {
+		return err
+	}
+	dst := plumbing.NewBranchReferenceName(g.o.StatusBranch)
+	err = r.PushContext(ctx, &git.PushOptions{
+		RemoteName: remoteName,
+		RemoteURL:  g.o.URL,
+		RefSpecs:   []config.RefSpec{config.RefSpec(statusRef + ":" + dst)},
+		Auth:       auth,
+		Force:      true,
+	})
+	if errors.Is(err, git.NoErrAlreadyUpToDate) {
+		return nil
+	}
+	return err
 }

@@ -193,3 +193,15 @@ func prefixed(prefix string, m map[string]string) map[string]string {
 	}
 	return out
 }
+
+// holdExactly makes files hold exactly m.
+func holdExactly(files *StatusFiles, m map[string]string) {
+	for _, p := range files.allPaths() {
+		if _, ok := m[p]; !ok {
+			files.Delete(p)
+		}
+	}
+	for p, v := range m {
+		files.Set(p, []byte(v))
+	}
+}

@@ -33,8 +33,10 @@ type Source interface {
 	// WriteStatus makes the status directory hold exactly files (paths
 	// relative to it, slash-separated), recording message when that
 	// changes anything (a Git commit, pushed). It reports whether
-	// anything changed.
-	WriteStatus(ctx context.Context, files map[string][]byte, message string) (changed bool, err error)
+	// anything changed. A source remembers the content it last wrote:
+	// given the same StatusFiles again, it writes only what changed
+	// since.
+	WriteStatus(ctx context.Context, files *StatusFiles, message string) (changed bool, err error)
 	// Close releases the source.
 	Close() error
 }

@@ -1,0 +1,147 @@
+package source
+
+import (
+	"fmt"
+	"io/fs"
+	"iter"
+	"maps"
+	"slices"
+	"sync/atomic"
+)
+
+// StatusFiles is the content of a status directory as the loop wants it:
+// files by slash-separated path, relative to the directory. Every change
+// is numbered, so that a source writes what changed since its own last
+// write instead of comparing every file: the cost of a write follows the
+// change, not the fleet. The loop changes a StatusFiles only between
+// calls to WriteStatus; it is not safe for concurrent use.
+type StatusFiles struct {
+	id    uint64
+	files map[string][]byte
+	// gen numbers the last change; log lists the changes after floor,
+	// oldest first (a path changed twice is there twice).
+	gen   uint64
+	floor uint64
+	log   []statusChange
+}
+
+type statusChange struct {
+	gen  uint64
+	path string
+}
+
+// statusFilesIDs tells sets apart in a source's memory of what it wrote.
+var statusFilesIDs atomic.Uint64
+
+// NewStatusFiles returns an empty set.
+func NewStatusFiles() *StatusFiles {
+	return &StatusFiles{id: statusFilesIDs.Add(1), files: map[string][]byte{}}
+}
+
+// StatusFilesOf returns a set holding files.
+func StatusFilesOf(files map[string][]byte) *StatusFiles {
+	f := NewStatusFiles()
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		f.Set(p, files[p])
+	}
+	return f
+}
+
+// Set makes path hold data, and reports whether that changed anything.
+// The set keeps data: the caller must not modify it afterwards.
+func (f *StatusFiles) Set(path string, data []byte) bool {
+	if old, ok := f.files[path]; ok && string(old) == string(data) {
+		return false
+	}
+	if data == nil {
+		data = []byte{} // nil would read as removed
+	}
+	f.files[path] = data
+	f.record(path)
+	return true
+}
+
+// Delete removes path, and reports whether the set held it.
+func (f *StatusFiles) Delete(path string) bool {
+	if _, ok := f.files[path]; !ok {
+		return false
+	}
+	delete(f.files, path)
+	f.record(path)
+	return true
+}
+
+// Get returns the content of path.
+func (f *StatusFiles) Get(path string) ([]byte, bool) {
+	data, ok := f.files[path]
+	return data, ok
+}
+
+// Len is the number of files.
+func (f *StatusFiles) Len() int { return len(f.files) }
+
+// All yields every file, in no particular order.
+func (f *StatusFiles) All() iter.Seq2[string, []byte] { return maps.All(f.files) }
+
+// record numbers a change of path. The log is dropped when it grows past
+// a few times the number of files: a source that has not written since
+// then compares every file once.
+func (f *StatusFiles) record(path string) {
+	f.gen++
+	if len(f.log) >= 4*len(f.files)+1024 {
+		f.log, f.floor = nil, f.gen-1
+	}
+	f.log = append(f.log, statusChange{f.gen, path})
+}
+
+// generation identifies the content of the set as it is now, for
+// changedSince.
+func (f *StatusFiles) generation() statusGeneration {
+	return statusGeneration{f.id, f.gen}
+}
+
+// statusGeneration is a content of one StatusFiles: its id and the number
+// of its last change.
+type statusGeneration struct{ id, gen uint64 }
+
+// changedSince returns the paths changed (set or deleted) since the set
+// was at g, each once and sorted; false when the set cannot tell: g is
+// zero, of another set, or older than the changes it remembers.
+func (f *StatusFiles) changedSince(g statusGeneration) ([]string, bool) {
+	if g.id != f.id || g.gen < f.floor || g.gen > f.gen {
+		return nil, false
+	}
+	first, _ := slices.BinarySearchFunc(f.log, g.gen+1, func(c statusChange, gen uint64) int {
+		switch {
+		case c.gen < gen:
+			return -1
+		case c.gen > gen:
+			return 1
+		}
+		return 0
+	})
+	seen := make(map[string]bool, len(f.log)-first)
+	paths := make([]string, 0, len(f.log)-first)
+	for _, c := range f.log[first:] {
+		if !seen[c.path] {
+			seen[c.path] = true
+			paths = append(paths, c.path)
+		}
+	}
+	slices.Sort(paths)
+	return paths, true
+}
+
+// checkStatusPath refuses a status file name that is not a plain
+// relative path.
+func checkStatusPath(p string) error {
+	if !fs.ValidPath(p) || p == "." {
+		return fmt.Errorf("status file %q: give a slash-separated path inside the status directory, without . or .. elements", p)
+	}
+	return nil
+}
+
+// allPaths returns the paths of files, sorted.
+func (f *StatusFiles) allPaths() []string {
+	return slices.Sorted(maps.Keys(f.files))
+}

@@ -1,0 +1,75 @@
+package source
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+func TestStatusFilesChangedSince(t *testing.T) {
+	f := NewStatusFiles()
+	f.Set("a.yaml", []byte("a"))
+	f.Set("b.yaml", []byte("b"))
+	start := f.generation()
+	steps := []struct {
+		name    string
+		change  func()
+		want    []string
+		changed bool
+	}{
+		{"nothing", func() {}, []string{}, false},
+		{"same content", func() { f.Set("a.yaml", []byte("a")) }, []string{}, false},
+		{"removing what is not there", func() { f.Delete("zz.yaml") }, []string{}, false},
+		{"changed twice, listed once", func() { f.Set("b.yaml", []byte("b2")); f.Set("b.yaml", []byte("b3")) }, []string{"b.yaml"}, true},
+		{"new and removed", func() { f.Set("c.yaml", []byte("c")); f.Delete("a.yaml") }, []string{"a.yaml", "c.yaml"}, true},
+		{"empty content is a file", func() { f.Set("d.yaml", nil) }, []string{"d.yaml"}, true},
+	}
+	for _, step := range steps {
+		before := f.generation()
+		step.change()
+		got, ok := f.changedSince(before)
+		if !ok || !slices.Equal(got, step.want) {
+			t.Errorf("%s: changedSince = %q, %v; want %q", step.name, got, ok, step.want)
+		}
+		if moved := f.generation() != before; moved != step.changed {
+			t.Errorf("%s: generation moved = %v, want %v", step.name, moved, step.changed)
+		}
+	}
+	if got, _ := f.changedSince(start); !slices.Equal(got, []string{"a.yaml", "b.yaml", "c.yaml", "d.yaml"}) {
+		t.Errorf("changed since the start = %q", got)
+	}
+	if data, ok := f.Get("d.yaml"); !ok || data == nil || len(data) != 0 {
+		t.Errorf("d.yaml = %q, %v; want an empty file", data, ok)
+	}
+	if _, ok := NewStatusFiles().changedSince(start); ok {
+		t.Error("another set answered for this one's generation")
+	}
+	if _, ok := f.changedSince(statusGeneration{}); ok {
+		t.Error("the zero generation was answered: a source that never wrote must read every file")
+	}
+}
+
+// TestStatusFilesForgetsOldChanges has the log of changes grow past its
+// bound: a source that wrote before then is told to read every file, one
+// that wrote since still gets the changes.
+func TestStatusFilesForgetsOldChanges(t *testing.T) {
+	f := NewStatusFiles()
+	f.Set("a.yaml", []byte("a"))
+	old := f.generation()
+	var recent statusGeneration
+	for i := range 3000 {
+		if i == 2900 {
+			recent = f.generation()
+		}
+		f.Set("a.yaml", fmt.Appendf(nil, "a%d", i))
+	}
+	if _, ok := f.changedSince(old); ok {
+		t.Error("changes older than the log still answered")
+	}
+	if got, ok := f.changedSince(recent); !ok || !slices.Equal(got, []string{"a.yaml"}) {
+		t.Errorf("recent changes = %q, %v", got, ok)
+	}
+	if len(f.log) > 4*f.Len()+1024 {
+		t.Errorf("the log holds %d changes for %d files", len(f.log), f.Len())
+	}
+}

@@ -1,0 +1,340 @@
+package source
+
+import (
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// statusTree is the status directory as the Git source last built it:
+// per directory, its entries sorted as Git sorts them and its tree object
+// as last encoded. A write hashes the files that changed and encodes
+// again only the directories above them, so that its cost follows the
+// change, not the fleet. The trees are those a full rewrite gives, byte
+// for byte.
+type statusTree struct {
+	// at is the content of the StatusFiles the tree holds; zero when it
+	// holds none (the next update reads every file).
+	at   statusGeneration
+	root *treeDir
+}
+
+// treeDir is one directory of the status tree.
+type treeDir struct {
+	// entries are sorted as Git sorts a tree: a directory as if its name
+	// ended in "/". The hash of a directory entry is set when it is
+	// encoded.
+	entries []object.TreeEntry
+	dirs    map[string]*treeDir
+	// obj is the directory's tree object; nil when an entry changed
+	// since it was encoded.
+	obj *rawObject
+}
+
+// rawObject is a Git object, encoded.
+type rawObject struct {
+	typ  plumbing.ObjectType
+	hash plumbing.Hash
+	data []byte
+}
+
+func newRawObject(typ plumbing.ObjectType, data []byte) *rawObject {
+	return &rawObject{typ: typ, hash: plumbing.ComputeHash(typ, data), data: data}
+}
+
+// blobObject is the blob of data, whose hash h the tree holds already.
+func blobObject(h plumbing.Hash, data []byte) *rawObject {
+	return &rawObject{typ: plumbing.BlobObject, hash: h, data: data}
+}
+
+// update brings the tree to the content of files. It returns the paths
+// that changed, or all=true when it read every file (the first update,
+// another set, or one whose changes it could not follow).
+func (t *statusTree) update(files *StatusFiles) (changed []string, all bool, err error) {
+	changed, ok := files.changedSince(t.at)
+	if !ok {
+		all = true
+		t.root = &treeDir{}
+		changed = files.allPaths()
+	}
+	t.at = statusGeneration{}
+	for _, p := range changed {
+		if err := checkStatusPath(p); err != nil {
+			return nil, all, err
+		}
+	}
+	// Removals first: a file that becomes a directory, or the reverse,
+	// is removed before it is made again.
+	for _, p := range changed {
+		if _, ok := files.Get(p); !ok {
+			t.root.remove(strings.Split(p, "/"))
+		}
+	}
+	for _, p := range changed {
+		if data, ok := files.Get(p); ok {
+			if err := t.root.set(p, strings.Split(p, "/"), plumbing.ComputeHash(plumbing.BlobObject, data)); err != nil {
+				return nil, all, err
+			}
+		}
+	}
+	t.at = files.generation()
+	return changed, all, nil
+}
+
+// find returns the index of the entry called name, and whether there is
+// one.
+func (d *treeDir) find(name string) (int, bool) {
+	if i, ok := d.search(name, false); ok {
+		return i, true
+	}
+	return d.search(name, true)
+}
+
+// search looks for name as a file or as a directory: the index where it
+// is or would be.
+func (d *treeDir) search(name string, dir bool) (int, bool) {
+	key := gitKey(name, dir)
+	return slices.BinarySearchFunc(d.entries, key, func(e object.TreeEntry, key string) int {
+		return strings.Compare(gitKey(e.Name, e.Mode == filemode.Dir), key)
+	})
+}
+
+// gitKey is the name a tree entry sorts by.
+func gitKey(name string, dir bool) string {
+	if dir {
+		return name + "/"
+	}
+	return name
+}
+
+// set makes the file at elems (path p) hold the blob h.
+func (d *treeDir) set(p string, elems []string, h plumbing.Hash) error {
+	d.obj = nil
+	name := elems[0]
+	if len(elems) == 1 {
+		if i, ok := d.search(name, true); ok && d.entries[i].Mode == filemode.Dir {
+			return fmt.Errorf("status file %q is also a directory", p)
+		}
+		i, ok := d.search(name, false)
+		e := object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: h}
+		if ok {
+			d.entries[i] = e
+		} else {
+			d.entries = slices.Insert(d.entries, i, e)
+		}
+		return nil
+	}
+	if _, ok := d.search(name, false); ok {
+		rest := strings.Join(elems[1:], "/")
+		return fmt.Errorf("status file %q is also a directory", p[:len(p)-len(rest)-1])
+	}
+	sub := d.dirs[name]
+	if sub == nil {
+		sub = &treeDir{}
+		if d.dirs == nil {
+			d.dirs = map[string]*treeDir{}
+		}
+		d.dirs[name] = sub
+		i, _ := d.search(name, true)
+		d.entries = slices.Insert(d.entries, i, object.TreeEntry{Name: name, Mode: filemode.Dir})
+	}
+	return sub.set(p, elems[1:], h)
+}
+
+// remove removes the file at elems, and the directories that leaves
+// empty.
+func (d *treeDir) remove(elems []string) {
+	name := elems[0]
+	if len(elems) == 1 {
+		if i, ok := d.search(name, false); ok {
+			d.entries = slices.Delete(d.entries, i, i+1)
+			d.obj = nil
+		}
+		return
+	}
+	sub := d.dirs[name]
+	if sub == nil {
+		return
+	}
+	sub.remove(elems[1:])
+	if sub.obj == nil {
+		d.obj = nil
+	}
+	if len(sub.entries) == 0 {
+		delete(d.dirs, name)
+		if i, ok := d.search(name, true); ok {
+			d.entries = slices.Delete(d.entries, i, i+1)
+		}
+	}
+}
+
+// build encodes the directories that changed, bottom up, passing each
+// new tree object to made, and returns the tree's hash: zero when the
+// directory is empty.
+func (d *treeDir) build(made func(*rawObject)) plumbing.Hash {
+	if len(d.entries) == 0 {
+		return plumbing.ZeroHash
+	}
+	if d.obj == nil {
+		for i, e := range d.entries {
+			if e.Mode == filemode.Dir {
+				d.entries[i].Hash = d.dirs[e.Name].build(made)
+			}
+		}
+		d.obj = newRawObject(plumbing.TreeObject, encodeTree(d.entries))
+		made(d.obj)
+	}
+	return d.obj.hash
+}
+
+// walk calls fn with every directory under d, d included, and its path
+// relative to the status directory ("" for the directory itself).
+func (d *treeDir) walk(dir string, fn func(dir string, d *treeDir) error) error {
+	if err := fn(dir, d); err != nil {
+		return err
+	}
+	for _, e := range d.entries {
+		if e.Mode == filemode.Dir {
+			if err := d.dirs[e.Name].walk(joinPath(dir, e.Name), fn); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// fileHash returns the blob of the file at elems, and whether there is
+// one.
+func (d *treeDir) fileHash(elems []string) (plumbing.Hash, bool) {
+	for _, name := range elems[:len(elems)-1] {
+		if d = d.dirs[name]; d == nil {
+			return plumbing.ZeroHash, false
+		}
+	}
+	i, ok := d.search(elems[len(elems)-1], false)
+	if !ok {
+		return plumbing.ZeroHash, false
+	}
+	return d.entries[i].Hash, true
+}
+
+// path returns the directories from d down to the one holding the file
+// at elems, d first; those missing are left out.
+func (d *treeDir) path(elems []string) []*treeDir {
+	out := []*treeDir{d}
+	for _, name := range elems[:len(elems)-1] {
+		if d = d.dirs[name]; d == nil {
+			break
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func joinPath(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// encodeTree writes entries (sorted) as a Git tree object's content.
+func encodeTree(entries []object.TreeEntry) []byte {
+	n := 0
+	for _, e := range entries {
+		n += len(e.Name) + 8 + len(e.Hash)
+	}
+	b := make([]byte, 0, n)
+	for _, e := range entries {
+		b = strconv.AppendUint(b, uint64(e.Mode), 8)
+		b = append(b, ' ')
+		b = append(b, e.Name...)
+		b = append(b, 0)
+		b = append(b, e.Hash[:]...)
+	}
+	return b
+}
+
+// encodeCommit writes a commit as Git does.
+func encodeCommit(c *object.Commit) (*rawObject, error) {
+	obj := &plumbing.MemoryObject{}
+	if err := c.Encode(obj); err != nil {
+		return nil, err
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return newRawObject(plumbing.CommitObject, data), nil
+}
+
+// packLevel is the compression of the packs siteops makes: status files
+// are pushed as they change, so speed matters more than a few bytes.
+const packLevel = zlib.BestSpeed
+
+// writePack writes objs as a pack file (version 2, no deltas).
+func writePack(w io.Writer, objs []*rawObject) error {
+	h := sha1.New()
+	out := io.MultiWriter(w, h)
+	var hdr [12]byte
+	copy(hdr[:], "PACK")
+	binary.BigEndian.PutUint32(hdr[4:], 2)
+	binary.BigEndian.PutUint32(hdr[8:], uint32(len(objs)))
+	if _, err := out.Write(hdr[:]); err != nil {
+		return err
+	}
+	zw, _ := zlib.NewWriterLevel(out, packLevel)
+	var ohdr []byte
+	for _, o := range objs {
+		ohdr = appendObjectHeader(ohdr[:0], o.typ, len(o.data))
+		if _, err := out.Write(ohdr); err != nil {
+			return err
+		}
+		zw.Reset(out)
+		if _, err := zw.Write(o.data); err != nil {
+			return err
+		}
+		if err := zw.Close(); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write(h.Sum(nil))
+	return err
+}
+
+// appendObjectHeader appends the header of a pack entry: the type and
+// the size, seven bits a byte after the first four.
+func appendObjectHeader(b []byte, typ plumbing.ObjectType, size int) []byte {
+	c := byte(typ)<<4 | byte(size&0x0f)
+	size >>= 4
+	for size > 0 {
+		b = append(b, c|0x80)
+		c = byte(size & 0x7f)
+		size >>= 7
+	}
+	return append(b, c)
+}
+
+// packOf returns the pack file of objs.
+func packOf(objs []*rawObject) ([]byte, error) {
+	var b bytes.Buffer
+	if err := writePack(&b, objs); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
