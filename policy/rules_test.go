@@ -47,11 +47,16 @@ func testEngine(t testing.TB) *Engine {
 // is left out (its problems make it fail).
 func loadFixture(t testing.TB, dir string, paths ...string) (*sites.Fleet, map[string]*render.Bundle) {
 	t.Helper()
+	return loadAndRender(t, dir, render.New(), paths...)
+}
+
+// loadAndRender is loadFixture with a renderer of the caller's.
+func loadAndRender(t testing.TB, dir string, r *render.Renderer, paths ...string) (*sites.Fleet, map[string]*render.Bundle) {
+	t.Helper()
 	fleet, err := sites.Load(context.Background(), os.DirFS(dir), paths)
 	if err != nil {
 		t.Fatalf("load %v: %v", paths, err)
 	}
-	r := render.New()
 	bundles := map[string]*render.Bundle{}
 	kept := fleet.Sites[:0]
 	for _, s := range fleet.Sites {
