@@ -14,8 +14,8 @@ import (
 	"github.com/siteops/siteops/sites"
 )
 
-// The findings of every rule fixture (bad.yaml and good.yaml) and of the
-// example fleet, with its user policies, are held to golden files in every
+// The findings of every rule fixture (bad.yaml and good.yaml), of all of
+// them checked as one fleet, and of the example fleet, with its user policies, are held to golden files in every
 // output format: a change to how the engine evaluates (input documents, the
 // rules' common-case paths, which evaluations are skipped) may not change a
 // rule id, message, field, file, line or the order of any finding. The
@@ -37,10 +37,12 @@ func TestFindingsGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var everyFixture []string
 	for _, d := range dirs {
 		if !d.IsDir() {
 			continue
 		}
+		everyFixture = append(everyFixture, d.Name()+"/bad.yaml", d.Name()+"/good.yaml")
 		dir := filepath.Join("rules/testdata", d.Name())
 		for _, file := range []string{"bad.yaml", "good.yaml"} {
 			cases = append(cases, goldenCase{name: d.Name() + "." + file, check: func(t *testing.T) (*report.Report, []report.Rule) {
@@ -49,6 +51,12 @@ func TestFindingsGolden(t *testing.T) {
 			}})
 		}
 	}
+	// Every fixture in one fleet: the fleet-wide rules see the sites of
+	// all of them, names and values repeated across fixtures included.
+	cases = append(cases, goldenCase{name: "every-fixture", check: func(t *testing.T) (*report.Report, []report.Rule) {
+		e := testEngine(t)
+		return checkFiles(t, e, "rules/testdata", nil, everyFixture...), e.Rules()
+	}})
 	cases = append(cases, goldenCase{name: "examples-fleet", check: checkExampleFleet})
 	seen := map[string]bool{}
 	for _, c := range cases {
