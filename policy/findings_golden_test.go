@@ -33,19 +33,12 @@ type goldenCase struct {
 
 func TestFindingsGolden(t *testing.T) {
 	var cases []goldenCase
-	dirs, err := os.ReadDir("rules/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var everyFixture []string
-	for _, d := range dirs {
-		if !d.IsDir() {
-			continue
-		}
-		everyFixture = append(everyFixture, d.Name()+"/bad.yaml", d.Name()+"/good.yaml")
-		dir := filepath.Join("rules/testdata", d.Name())
+	for _, name := range fixtureDirs(t) {
+		everyFixture = append(everyFixture, name+"/bad.yaml", name+"/good.yaml")
+		dir := filepath.Join("rules/testdata", name)
 		for _, file := range []string{"bad.yaml", "good.yaml"} {
-			cases = append(cases, goldenCase{name: d.Name() + "." + file, check: func(t *testing.T) (*report.Report, []report.Rule) {
+			cases = append(cases, goldenCase{name: name + "." + file, check: func(t *testing.T) (*report.Report, []report.Rule) {
 				e := testEngine(t)
 				return checkFiles(t, e, dir, changeFixture(t, dir), file), e.Rules()
 			}})

@@ -110,16 +110,7 @@ func wantLines(t *testing.T, file, rule string) []int {
 
 func TestRuleFixtures(t *testing.T) {
 	e := testEngine(t)
-	dirs, err := os.ReadDir("rules/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fixtures []string
-	for _, d := range dirs {
-		if d.IsDir() {
-			fixtures = append(fixtures, d.Name())
-		}
-	}
+	fixtures := fixtureDirs(t)
 	for _, r := range e.Rules() {
 		if r.Source == "builtin" && !slices.Contains(fixtures, r.ID) && !slices.Contains(untestedByFixture, r.ID) {
 			t.Errorf("rule %s has no fixtures: add rules/testdata/%s/{bad,good}.yaml", r.ID, r.ID)
@@ -173,6 +164,23 @@ func TestRuleFixtures(t *testing.T) {
 			})
 		})
 	}
+}
+
+// fixtureDirs lists the fixture directories of rules/testdata, one per
+// rule.
+func fixtureDirs(t testing.TB) []string {
+	t.Helper()
+	dirs, err := os.ReadDir("rules/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, d := range dirs {
+		if d.IsDir() {
+			out = append(out, d.Name())
+		}
+	}
+	return out
 }
 
 // changeFixture reads the base.yaml of a change rule's fixture, the
