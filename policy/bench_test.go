@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/siteops/siteops/hack/fleetgen/gen"
 	"github.com/siteops/siteops/render"
@@ -97,9 +96,7 @@ func BenchmarkEvaluate(b *testing.B) {
 			b.ResetTimer()
 			cpu0 := processCPU()
 			for i := range b.N {
-				cache := getRuleCache()
-				rs, err := pq.Eval(ctx, rego.EvalParsedInput(inputs[i%n]), rego.EvalVirtualCache(cache), rego.EvalGenerateJSON(keepTerm))
-				putRuleCache(cache)
+				rs, err := bench.e.eval(ctx, &pq, inputs[i%n])
 				if err != nil || len(rs) != 1 {
 					b.Fatalf("evaluate: %v, %d results", err, len(rs))
 				}
