@@ -344,12 +344,18 @@ func (e *Engine) evaluateOnce(ctx context.Context, pq *rego.PreparedEvalQuery, q
 }
 
 // eval evaluates a prepared query on one input document with a rule cache
-// of its own and the pure functions' results of earlier evaluations.
+// of its own and the pure functions' results of earlier evaluations. The
+// evaluation is cancelled with ctx through a callback on ctx rather than
+// the goroutine OPA otherwise starts per evaluation to wait for it.
 func (e *Engine) eval(ctx context.Context, pq *rego.PreparedEvalQuery, input ast.Value) (rego.ResultSet, error) {
 	cache := getRuleCache()
 	defer putRuleCache(cache)
 	cache.shared = e.pure
-	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input), rego.EvalVirtualCache(cache), rego.EvalGenerateJSON(keepTerm))
+	cancel := topdown.NewCancel()
+	stop := context.AfterFunc(ctx, cancel.Cancel)
+	defer stop()
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input), rego.EvalVirtualCache(cache), rego.EvalGenerateJSON(keepTerm),
+		rego.EvalExternalCancel(cancel))
 	if err == nil {
 		e.pure.keep(cache)
 	}
