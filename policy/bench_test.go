@@ -4,9 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/siteops/siteops/hack/fleetgen/gen"
 	"github.com/siteops/siteops/render"
@@ -20,33 +23,8 @@ import (
 // the measurement, as siteops check hands the engine what render holds.
 func BenchmarkCheck(b *testing.B) {
 	const n = 1000
-	dir := b.TempDir()
-	if _, err := gen.Generate(dir, gen.Config{Sites: n, Shape: gen.ShapeMixed, Layout: gen.LayoutFiles, Manifests: 20, Seed: 1}); err != nil {
-		b.Fatal(err)
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer root.Close()
-	md, err := sites.ReadManifestDir(os.DirFS(filepath.Join(dir, gen.ExtraManifestsDir)), ".")
-	if err != nil {
-		b.Fatal(err)
-	}
+	fleet, bundles := benchFleet(b, n)
 	ctx := context.Background()
-	fleet, err := sites.Load(ctx, root.FS(), []string{"."})
-	if err != nil || fleet.Problems.HasErrors() || len(fleet.Sites) != n {
-		b.Fatalf("load: %v, %d sites, %v", err, len(fleet.Sites), fleet.Problems)
-	}
-	r := render.New(render.WithDefaultManifests(md))
-	bundles := make(map[string]*render.Bundle, n)
-	for _, s := range fleet.Sites {
-		bundle, problems := r.Render(s)
-		if bundle == nil {
-			b.Fatal(problems)
-		}
-		bundles[s.Name] = bundle
-	}
 	e, err := Load(ctx)
 	if err != nil {
 		b.Fatal(err)
@@ -66,6 +44,99 @@ func BenchmarkCheck(b *testing.B) {
 	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "sites/s")
 	// CPU time is steadier than wall time on a shared machine.
 	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N*n), "cpu-µs/site")
+}
+
+// BenchmarkEvaluate measures one OPA evaluation per site of the same
+// generated fleet, from the site's input document (built beforehand) to the
+// rule results, on one goroutine, in CPU time per evaluation:
+//
+//   - "empty-query" binds an empty set and reads nothing: what any
+//     evaluation costs (query set-up, the input handed over, the result
+//     read back);
+//   - "one-rule" evaluates one rule that reads one field of the site and
+//     finds nothing: the floor of one evaluation of a policy per site;
+//   - "library" evaluates the built-in rules that read only their site, as
+//     siteops check does for every site.
+func BenchmarkEvaluate(b *testing.B) {
+	const n = 1000
+	fleet, bundles := benchFleet(b, n)
+	ctx := context.Background()
+	dir := b.TempDir()
+	empty := "package main\n\ndeny contains msg if {\n\tinput.site.name == \"\"\n\tmsg := \"a site without a name\"\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "empty.rego"), []byte(empty), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	withRule, err := Load(ctx, WithUserPolicies(dir))
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := Load(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	inputs := make([]ast.Value, len(fleet.Sites))
+	for i, s := range fleet.Sites {
+		inputs[i] = newView(s, bundles[s.Name], e.needs.discovery).value(nil, e.needs.positions)
+	}
+	for _, bench := range []struct {
+		name string
+		e    *Engine
+		q    query
+	}{
+		{"empty-query", e, query{body: ast.MustParseBody("r0 = set()")}},
+		{"one-rule", withRule, query{body: ast.MustParseBody("r0 = [x | x := data.main.deny[_]]")}},
+		{"library", e, e.local},
+	} {
+		b.Run(bench.name, func(b *testing.B) {
+			pq, err := bench.e.prepare(ctx, bench.q, ast.NewObject())
+			if err != nil {
+				b.Fatal(err)
+			}
+			runtime.GC()
+			b.ResetTimer()
+			cpu0 := processCPU()
+			for i := range b.N {
+				rs, err := bench.e.eval(ctx, &pq, inputs[i%n])
+				if err != nil || len(rs) != 1 {
+					b.Fatalf("evaluate: %v, %d results", err, len(rs))
+				}
+			}
+			b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/1e3/float64(b.N), "cpu-µs/eval")
+		})
+	}
+}
+
+// benchFleet generates, loads and renders a fleet of n sites (one in four
+// HA, the rest SNO, 20 extra manifests each).
+func benchFleet(b *testing.B, n int) (*sites.Fleet, map[string]*render.Bundle) {
+	b.Helper()
+	dir := b.TempDir()
+	if _, err := gen.Generate(dir, gen.Config{Sites: n, Shape: gen.ShapeMixed, Layout: gen.LayoutFiles, Manifests: 20, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer root.Close()
+	md, err := sites.ReadManifestDir(os.DirFS(filepath.Join(dir, gen.ExtraManifestsDir)), ".")
+	if err != nil {
+		b.Fatal(err)
+	}
+	fleet, err := sites.Load(context.Background(), root.FS(), []string{"."})
+	if err != nil || fleet.Problems.HasErrors() || len(fleet.Sites) != n {
+		b.Fatalf("load: %v, %d sites, %v", err, len(fleet.Sites), fleet.Problems)
+	}
+	r := render.New(render.WithDefaultManifests(md))
+	bundles := make(map[string]*render.Bundle, n)
+	for _, s := range fleet.Sites {
+		bundle, problems := r.Render(s)
+		if bundle == nil {
+			b.Fatal(problems)
+		}
+		bundles[s.Name] = bundle
+	}
+	return fleet, bundles
 }
 
 // processCPU is the user and system time the process has used.

@@ -45,6 +45,9 @@ type Engine struct {
 	guard *memGuard
 	// needs says which costly parts of the input some policy reads.
 	needs needs
+	// pure keeps the results of the library's pure functions across
+	// evaluations.
+	pure *pureResults
 }
 
 // query is one prepared-per-run query over some of the rules: each rule
@@ -98,6 +101,7 @@ func Load(ctx context.Context, opts ...Option) (*Engine, error) {
 	}
 	e := &Engine{o: o, compiler: c, data: data, ign: &ignitionCache{}, byID: map[string]*ruleInfo{}, guard: newMemGuard(o.memBudget)}
 	e.needs = inputNeeds(c)
+	e.pure = newPureResults(c)
 	e.rules = append(e.rules, internalRules...)
 	e.rules = append(e.rules, builtins...)
 	for _, r := range userRules(c, user, ns) {
@@ -300,9 +304,7 @@ func (e *Engine) evaluateOnce(ctx context.Context, pq *rego.PreparedEvalQuery, q
 	defer untrack()
 	sctx, cancel := context.WithTimeout(mctx, e.o.siteTimeout)
 	defer cancel()
-	cache := getRuleCache()
-	defer putRuleCache(cache)
-	rs, err := pq.Eval(sctx, rego.EvalParsedInput(input), rego.EvalVirtualCache(cache), rego.EvalGenerateJSON(keepTerm))
+	rs, err := e.eval(sctx, pq, input)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return nil, false, ctx.Err()
@@ -339,6 +341,25 @@ func (e *Engine) evaluateOnce(ctx context.Context, pq *rego.PreparedEvalQuery, q
 		}
 	}
 	return out, false, nil
+}
+
+// eval evaluates a prepared query on one input document with a rule cache
+// of its own and the pure functions' results of earlier evaluations. The
+// evaluation is cancelled with ctx through a callback on ctx rather than
+// the goroutine OPA otherwise starts per evaluation to wait for it.
+func (e *Engine) eval(ctx context.Context, pq *rego.PreparedEvalQuery, input ast.Value) (rego.ResultSet, error) {
+	cache := getRuleCache()
+	defer putRuleCache(cache)
+	cache.shared = e.pure
+	cancel := topdown.NewCancel()
+	stop := context.AfterFunc(ctx, cancel.Cancel)
+	defer stop()
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input), rego.EvalVirtualCache(cache), rego.EvalGenerateJSON(keepTerm),
+		rego.EvalExternalCancel(cancel))
+	if err == nil {
+		e.pure.keep(cache)
+	}
+	return rs, err
 }
 
 // keepTerm leaves the query's results as terms: most rule sets are empty,

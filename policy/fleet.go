@@ -251,9 +251,14 @@ func readsFleet(c *ast.Compiler, ref ast.Ref) bool {
 // through the compiler's dependency graph, every rule and function they
 // use.
 func reached(c *ast.Compiler, ref ast.Ref) []*ast.Rule {
+	return reachedFrom(c, c.GetRules(ref)...)
+}
+
+// reachedFrom lists the given rules and every rule and function they use.
+func reachedFrom(c *ast.Compiler, rules ...*ast.Rule) []*ast.Rule {
 	seen := map[*ast.Rule]bool{}
 	var out []*ast.Rule
-	todo := c.GetRules(ref)
+	todo := slices.Clone(rules)
 	for len(todo) > 0 {
 		r := todo[len(todo)-1]
 		todo = todo[:len(todo)-1]

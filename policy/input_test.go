@@ -1,9 +1,7 @@
 package policy
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,23 +37,7 @@ func TestInputDocument(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", "input-"+tt.name+".golden.yaml")
-			if *update {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("input document differs from %s (run with -update and review the diff):\n%s", golden, got)
-			}
+			golden(t, filepath.Join("testdata", "input-"+tt.name+".golden.yaml"), got)
 		})
 	}
 }

@@ -47,11 +47,16 @@ func testEngine(t testing.TB) *Engine {
 // is left out (its problems make it fail).
 func loadFixture(t testing.TB, dir string, paths ...string) (*sites.Fleet, map[string]*render.Bundle) {
 	t.Helper()
+	return loadAndRender(t, dir, render.New(), paths...)
+}
+
+// loadAndRender is loadFixture with a renderer of the caller's.
+func loadAndRender(t testing.TB, dir string, r *render.Renderer, paths ...string) (*sites.Fleet, map[string]*render.Bundle) {
+	t.Helper()
 	fleet, err := sites.Load(context.Background(), os.DirFS(dir), paths)
 	if err != nil {
 		t.Fatalf("load %v: %v", paths, err)
 	}
-	r := render.New()
 	bundles := map[string]*render.Bundle{}
 	kept := fleet.Sites[:0]
 	for _, s := range fleet.Sites {
@@ -105,16 +110,7 @@ func wantLines(t *testing.T, file, rule string) []int {
 
 func TestRuleFixtures(t *testing.T) {
 	e := testEngine(t)
-	dirs, err := os.ReadDir("rules/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fixtures []string
-	for _, d := range dirs {
-		if d.IsDir() {
-			fixtures = append(fixtures, d.Name())
-		}
-	}
+	fixtures := fixtureDirs(t)
 	for _, r := range e.Rules() {
 		if r.Source == "builtin" && !slices.Contains(fixtures, r.ID) && !slices.Contains(untestedByFixture, r.ID) {
 			t.Errorf("rule %s has no fixtures: add rules/testdata/%s/{bad,good}.yaml", r.ID, r.ID)
@@ -168,6 +164,23 @@ func TestRuleFixtures(t *testing.T) {
 			})
 		})
 	}
+}
+
+// fixtureDirs lists the fixture directories of rules/testdata, one per
+// rule.
+func fixtureDirs(t testing.TB) []string {
+	t.Helper()
+	dirs, err := os.ReadDir("rules/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, d := range dirs {
+		if d.IsDir() {
+			out = append(out, d.Name())
+		}
+	}
+	return out
 }
 
 // changeFixture reads the base.yaml of a change rule's fixture, the

@@ -239,14 +239,20 @@ func (r *Run) evaluateFleet(checked []*SiteCheck, names []string) error {
 		slices.SortFunc(all, func(a, b siteFacts) int { return strings.Compare(a.site, b.site) })
 		indexNames = covered
 	}
-	pq, err := e.prepare(ctx, e.fleet, fleetData(all, indexNames))
+	data := fleetData(all, indexNames)
+	pq, err := e.prepare(ctx, e.fleet, data)
 	if err != nil {
 		return err
+	}
+	var shared []ast.Object // nil: every site is evaluated
+	if e.skipsQuietSites() {
+		shared = sharedKeys(data)
 	}
 	errs := make([]error, len(checked))
 	e.parallel(ctx, len(checked), func(i int) {
 		c := checked[i]
-		if c.timedOut {
+		if c.timedOut || shared != nil && !repeatsValue(c.facts, shared) {
+			c.input = nil
 			return
 		}
 		fs, timedOut, err := e.evaluate(ctx, &pq, &e.fleet, c.input, siteRef{c.name, c.path, c.at})

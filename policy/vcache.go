@@ -16,6 +16,9 @@ import (
 type ruleCache struct {
 	frames []map[int][]cacheEntry
 	depth  int
+	// shared holds results of pure functions from earlier evaluations,
+	// looked up from the base frame; nil for none.
+	shared *pureResults
 }
 
 type cacheEntry struct {
@@ -38,6 +41,7 @@ func putRuleCache(c *ruleCache) {
 		clear(c.frames[i])
 	}
 	c.depth = 1
+	c.shared = nil
 	ruleCaches.Put(c)
 }
 
@@ -60,10 +64,14 @@ func (c *ruleCache) top() map[int][]cacheEntry { return c.frames[c.depth-1] }
 // Get returns the value cached for ref: (value, false) when defined,
 // (nil, true) when recorded as undefined, (nil, false) when not cached.
 func (c *ruleCache) Get(ref ast.Ref) (*ast.Term, bool) {
-	for _, e := range c.top()[ref.Hash()] {
+	h := ref.Hash()
+	for _, e := range c.top()[h] {
 		if e.ref.Equal(ref) {
 			return e.value, e.value == nil
 		}
+	}
+	if c.depth == 1 && c.shared != nil {
+		return c.shared.get(h, ref), false
 	}
 	return nil, false
 }

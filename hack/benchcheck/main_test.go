@@ -62,7 +62,7 @@ func buildSiteops(t *testing.T) string {
 func TestRun(t *testing.T) {
 	bin := buildSiteops(t)
 	var stdout, stderr bytes.Buffer
-	if err := run(context.Background(), []string{"-bin", bin, "-sizes", "6", "-runs", "2", "-conftest", "none"}, &stdout, &stderr); err != nil {
+	if err := run(context.Background(), []string{"-bin", bin, "-sizes", "6", "-runs", "2", "-conftest", "none", "-floor=false"}, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
@@ -78,7 +78,7 @@ func TestRun(t *testing.T) {
 		t.Errorf("no documents counted: %q", lines[1])
 	}
 	// A binary that fails is an error, not a row.
-	if err := run(context.Background(), []string{"-bin", "false", "-sizes", "2", "-runs", "1", "-conftest", "none"}, &stdout, &stderr); err == nil {
+	if err := run(context.Background(), []string{"-bin", "false", "-sizes", "2", "-runs", "1", "-conftest", "none", "-floor=false"}, &stdout, &stderr); err == nil {
 		t.Error("a failing siteops gave no error")
 	}
 }
@@ -90,7 +90,7 @@ func TestConftestRules(t *testing.T) {
 	bin := buildSiteops(t)
 	work := t.TempDir()
 	fleet, out := filepath.Join(work, "fleet"), filepath.Join(work, "out")
-	if err := run(context.Background(), []string{"-bin", bin, "-sizes", "8", "-runs", "1", "-conftest", "none", "-work", fleet}, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+	if err := run(context.Background(), []string{"-bin", bin, "-sizes", "8", "-runs", "1", "-conftest", "none", "-floor=false", "-work", fleet}, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	if res := runChild(context.Background(), bin, "render", "--root", filepath.Join(fleet, "mixed-8"), filepath.Join(fleet, "mixed-8"), "--out-dir", out); res.err != nil {
