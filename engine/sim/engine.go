@@ -90,8 +90,8 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		wake:      make(chan struct{}, 1),
 		done:      make(chan struct{}),
 	}
-	if opts.StateDir != "" {
-		st, err := openStore(opts.StateDir, opts.NoSync)
+	if opts.StateDir != "" || opts.Store != nil {
+		st, where, err := opts.openStore()
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +99,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		states, clock, err := st.load()
 		if err != nil {
 			st.close()
-			return nil, fmt.Errorf("load %s: %w", opts.StateDir, err)
+			return nil, fmt.Errorf("load %s: %w", where, err)
 		}
 		if !clock.IsZero() {
 			e.now = clock.UTC()

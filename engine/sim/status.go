@@ -106,20 +106,31 @@ func hostStatuses(st *siteState) []engine.HostStatus {
 func fillHost(st *siteState, hs *engine.HostStatus, h *host) {
 	hs.Agent = h.ID
 	hs.Hostname = realHostname(h)
-	hs.Role = string(effectiveRole(h))
-	if hs.Role == string(assisted.RoleAutoAssign) && h.Status == "" {
-		hs.Role = ""
-	}
+	hs.Role = statusRole(h)
 	hs.State, hs.StateInfo = string(h.Status), h.StatusInfo
 	hs.Stage = string(h.Stage)
 	hs.Approved = h.Approved
-	sno := st.Cluster != nil && st.Cluster.SNO
-	hs.Percent = assisted.HostPercent(assisted.StagesFor(effectiveRole(h), h.Bootstrap, sno), h.Stage)
-	if h.Status.In(assisted.HostInstalled, assisted.HostAddedToExistingCluster) {
-		hs.Percent = 100
-	}
+	hs.Percent = hostPercent(h, st.Cluster != nil && st.Cluster.SNO)
 	hs.Validations = validations(h.Validations)
 	hs.DiskProblems = append([]string(nil), h.DiskProblems...)
+}
+
+// statusRole is the role a host reports: its own or the suggested one,
+// none before its first status.
+func statusRole(h *host) string {
+	r := string(effectiveRole(h))
+	if r == string(assisted.RoleAutoAssign) && h.Status == "" {
+		return ""
+	}
+	return r
+}
+
+// hostPercent is the host's installation progress.
+func hostPercent(h *host, sno bool) int {
+	if h.Status.In(assisted.HostInstalled, assisted.HostAddedToExistingCluster) {
+		return 100
+	}
+	return assisted.HostPercent(assisted.StagesFor(effectiveRole(h), h.Bootstrap, sno), h.Stage)
 }
 
 // phase sums the site up in one word and one sentence (docs/status.md
