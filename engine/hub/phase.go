@@ -2,6 +2,7 @@ package hub
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/siteops/siteops/engine"
@@ -17,7 +18,7 @@ func derivePhase(st *engine.SiteStatus, p *problem, deleting bool) {
 	case deleting:
 		st.Phase, st.Message = engine.PhaseDeleting, "The site is being deleted in the teardown order; the installed cluster is not touched."
 	case c.Installed || state.In(assisted.ClusterInstalled, assisted.ClusterAddingHosts):
-		st.Phase, st.Message = engine.PhaseInstalled, orText(c.StateInfo, "The cluster is installed.")
+		st.Phase, st.Message = engine.PhaseInstalled, orText(sentence(c.StateInfo), "The cluster is installed.")
 	case state.In(assisted.ClusterFailedStatuses...):
 		st.Phase, st.Message = engine.PhaseFailed, "The installation failed: "+c.StateInfo+". Fix the cause, then delete the AgentClusterInstall (or the site) and apply it again to retry."
 	case state.In(assisted.ClusterPreparingForInstallation, assisted.ClusterInstalling, assisted.ClusterInstallingPendingUserAction, assisted.ClusterFinalizing):
@@ -45,6 +46,15 @@ func registered(hosts []engine.HostStatus) int {
 		}
 	}
 	return n
+}
+
+// sentence ends a status text with a full stop, as the site's message
+// does.
+func sentence(s string) string {
+	if s == "" || strings.HasSuffix(s, ".") {
+		return s
+	}
+	return s + "."
 }
 
 func orText(s, def string) string {

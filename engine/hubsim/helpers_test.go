@@ -58,8 +58,14 @@ func testContext(t testing.TB) context.Context {
 // the test ends.
 func startSim(t testing.TB, cfg *rest.Config, test string, opts ...hubsim.Option) *hubsim.Simulator {
 	t.Helper()
+	return startSimOf(t, cfg, test, labels.SelectorFromSet(labels.Set{labelTest: test}), opts...)
+}
+
+// startSimOf runs a simulator of the namespaces sel selects, its state in
+// a namespace of the test's.
+func startSimOf(t testing.TB, cfg *rest.Config, test string, sel labels.Selector, opts ...hubsim.Option) *hubsim.Simulator {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	sel := labels.SelectorFromSet(labels.Set{labelTest: test})
 	base := []hubsim.Option{hubsim.WithSpeed(sim.SpeedMax), hubsim.WithNamespaceSelector(sel),
 		hubsim.WithStateNamespace("hubsim-state-" + test), hubsim.WithNamespaceFinalizer(true),
 		hubsim.WithLogger(slog.New(slog.NewTextHandler(testLog{t}, nil)))}

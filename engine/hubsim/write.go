@@ -168,9 +168,13 @@ func conditions(cs []engine.Condition) []any {
 }
 
 // validationsInfo groups validation results by category (assisted-service
-// api/common ValidationsStatus).
+// api/common ValidationsStatus). A category without results is null, so
+// that a merge patch removes what an earlier write put there.
 func validationsInfo(vs []sim.GroupedValidation) map[string]any {
 	out := map[string]any{}
+	for _, c := range sim.ValidationCategories {
+		out[c] = nil
+	}
 	for _, v := range vs {
 		l, _ := out[v.Category].([]any)
 		out[v.Category] = append(l, map[string]any{"id": v.ID, "status": v.Status, "message": v.Message})

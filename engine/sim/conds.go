@@ -94,38 +94,12 @@ func (o *op) updateConditions() {
 	}
 }
 
-// resourceOrder puts the cluster's objects first, then InfraEnvs, Agents
-// and the rest.
-var resourceOrder = map[string]int{
-	render.KindClusterDeployment:   0,
-	render.KindAgentClusterInstall: 1,
-	render.KindInfraEnv:            2,
-	"Agent":                        3,
-	render.KindBareMetalHost:       4,
-}
-
+// sortResources puts objects in the order of status documents
+// (engine.CompareResources).
 func sortResources(rs []resourceConds) {
-	rank := func(k string) int {
-		if r, ok := resourceOrder[k]; ok {
-			return r
-		}
-		return len(resourceOrder)
-	}
 	sort.SliceStable(rs, func(i, j int) bool {
 		a, b := rs[i], rs[j]
-		if rank(a.Kind) != rank(b.Kind) {
-			return rank(a.Kind) < rank(b.Kind)
-		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		if a.Kind == "Agent" {
-			return false // keep the hosts' order
-		}
-		if a.Namespace != b.Namespace {
-			return a.Namespace < b.Namespace
-		}
-		return a.Name < b.Name
+		return engine.CompareResources(a.Kind, a.Namespace, a.Name, b.Kind, b.Namespace, b.Name) < 0
 	})
 }
 

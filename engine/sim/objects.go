@@ -254,6 +254,12 @@ var categories = func() map[string]string {
 	return m
 }()
 
+// ValidationCategories are the groups of validationsInfo.
+var ValidationCategories = []string{
+	string(assisted.CategoryHardware), string(assisted.CategoryNetwork), string(assisted.CategoryOperators),
+	string(assisted.CategoryHostsData), string(assisted.CategoryConfiguration),
+}
+
 func grouped(rs []assisted.Result) []GroupedValidation {
 	out := make([]GroupedValidation, 0, len(rs))
 	for _, r := range rs {

@@ -49,6 +49,7 @@ func buildStatus(st *siteState, mode ApproveMode) engine.SiteStatus {
 		}
 		out.Resources = append(out.Resources, rs)
 	}
+	out.Resources = withoutConditions(st, out.Resources)
 	out.Events = append([]engine.Event(nil), st.Events...)
 	out.Phase, out.Reason, out.Message = phase(st, mode)
 	out.RefusedRevision = st.RefusedRevision
@@ -58,6 +59,31 @@ func buildStatus(st *siteState, mode ApproveMode) engine.SiteStatus {
 	}
 	out.Reason = assisted.Assess(&out, assisted.Waited{Stalled: st.Stalled, Settled: st.Settled})
 	return out
+}
+
+// withoutConditions adds the bundle's objects that carry no condition,
+// so that the status lists every object applied, in the order of
+// engine.SortResources.
+func withoutConditions(st *siteState, rs []engine.ResourceStatus) []engine.ResourceStatus {
+	if st.Desired == nil || st.Deleting != nil {
+		return rs
+	}
+	have := make(map[string]bool, len(rs))
+	for _, r := range rs {
+		have[r.Kind+" "+r.Namespace+"/"+r.Name] = true
+	}
+	added := false
+	for _, o := range st.Desired.Objects {
+		if !have[o.Kind+" "+o.Namespace+"/"+o.Name] {
+			have[o.Kind+" "+o.Namespace+"/"+o.Name] = true
+			rs = append(rs, engine.ResourceStatus{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name})
+			added = true
+		}
+	}
+	if added {
+		engine.SortResources(rs)
+	}
+	return rs
 }
 
 func validations(rs []assisted.Result) []engine.Validation {
