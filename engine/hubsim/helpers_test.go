@@ -68,7 +68,7 @@ func startSimOf(t testing.TB, cfg *rest.Config, test string, sel labels.Selector
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	base := []hubsim.Option{hubsim.WithSpeed(sim.SpeedMax), hubsim.WithNamespaceSelector(sel),
 		hubsim.WithStateNamespace("hubsim-state-" + test), hubsim.WithNamespaceFinalizer(true),
-		hubsim.WithLogger(slog.New(slog.NewTextHandler(testLog{t}, nil)))}
+		hubsim.WithLogger(slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelDebug})))}
 	s, err := hubsim.New(ctx, cfg, append(base, opts...)...)
 	if err != nil {
 		cancel()

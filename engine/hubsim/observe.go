@@ -86,6 +86,7 @@ func (s *Simulator) reconcile(ctx context.Context, ns string) error {
 	}
 	objs := s.gather(ns)
 	site := siteOf(ns, objs)
+	s.o.logger.Debug("reconcile", "namespace", ns, "site", site, "objects", len(objs))
 	s.mu.Lock()
 	if len(objs) > 0 {
 		s.siteNS[site] = ns
@@ -134,10 +135,14 @@ func (s *Simulator) reconcile(ctx context.Context, ns string) error {
 			}
 		}
 	}
-	if gone || view.Deleting {
-		return s.deleteAgents(ctx, ns, view)
+	// Agents of hosts the simulation removed (a node taken out, a
+	// teardown) go.
+	if err := s.deleteAgents(ctx, ns, view); err != nil {
+		return err
 	}
-	s.sites.Add(site)
+	if !gone {
+		s.sites.Add(site)
+	}
 	return nil
 }
 

@@ -360,6 +360,9 @@ func (e *Engine) virtualNow() time.Time {
 func (e *Engine) conflicts(name string, d *desired) []refusal {
 	var out []refusal
 	for _, o := range d.Objects {
+		if o.Kind == "ClusterImageSet" {
+			continue // a hub object every cluster of its release shares
+		}
 		if owner, ok := e.owners[o.String()]; ok && owner != name {
 			out = append(out, refusal{o, reasonOwnedElsewhere, fmt.Sprintf("%s is already applied by site %s; an object belongs to one site: remove it from %s or from %s", o, owner, name, owner)})
 		}
