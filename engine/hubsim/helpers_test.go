@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/siteops/siteops/engine/hubsim"
 	"github.com/siteops/siteops/engine/sim"
@@ -29,7 +32,47 @@ import (
 	"github.com/siteops/siteops/render"
 )
 
-func TestMain(m *testing.M) { hubtest.Main(m) }
+// envChild makes the test binary run a simulator itself (kubeconfig,
+// test name, speed, separated by newlines) until it is killed: the process the
+// crash test kills.
+const envChild = "HUBSIM_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if args := os.Getenv(envChild); args != "" {
+		os.Exit(runChild(strings.Split(args, "\n")))
+	}
+	hubtest.Main(m)
+}
+
+// runChild runs a simulator of a test's namespaces until killed, or for
+// the test timeout at most.
+func runChild(args []string) int {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	cfg, err := clientcmd.BuildConfigFromFlags("", args[0])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	speed, err := strconv.ParseFloat(args[2], 64)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	s, err := hubsim.New(ctx, cfg, hubsim.WithSpeed(speed),
+		hubsim.WithNamespaceSelector(labels.SelectorFromSet(labels.Set{labelTest: args[1]})),
+		hubsim.WithStateNamespace("hubsim-state-"+args[1]),
+		hubsim.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := s.Run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
 
 // repoRoot is the module root, two directories up.
 const repoRoot = "../.."
@@ -68,7 +111,7 @@ func startSimOf(t testing.TB, cfg *rest.Config, test string, sel labels.Selector
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	base := []hubsim.Option{hubsim.WithSpeed(sim.SpeedMax), hubsim.WithNamespaceSelector(sel),
 		hubsim.WithStateNamespace("hubsim-state-" + test), hubsim.WithNamespaceFinalizer(true),
-		hubsim.WithLogger(slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelDebug})))}
+		hubsim.WithLogger(slog.New(slog.NewTextHandler(testLog{t}, nil)))}
 	s, err := hubsim.New(ctx, cfg, append(base, opts...)...)
 	if err != nil {
 		cancel()

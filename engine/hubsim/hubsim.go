@@ -86,6 +86,7 @@ func New(ctx context.Context, cfg *rest.Config, opts ...Option) (*Simulator, err
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "siteops-hub-sim"
 	}
+	cfg.WarningHandler = warningLogger{o.logger}
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countingTransport{rt, &s.requests} })
 	var err error
 	if s.dyn, err = dynamic.NewForConfig(cfg); err != nil {
@@ -255,4 +256,12 @@ type countingTransport struct {
 func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	t.n.Add(1)
 	return t.rt.RoundTrip(r)
+}
+
+// warningLogger logs the API server's warnings at debug level instead of
+// printing them.
+type warningLogger struct{ log *slog.Logger }
+
+func (w warningLogger) HandleWarningHeader(code int, agent, text string) {
+	w.log.Debug("hub warning", "code", code, "agent", agent, "text", text)
 }

@@ -86,7 +86,6 @@ func (s *Simulator) reconcile(ctx context.Context, ns string) error {
 	}
 	objs := s.gather(ns)
 	site := siteOf(ns, objs)
-	s.o.logger.Debug("reconcile", "namespace", ns, "site", site, "objects", len(objs))
 	s.mu.Lock()
 	if len(objs) > 0 {
 		s.siteNS[site] = ns

@@ -39,8 +39,14 @@ func (s *Simulator) writeSite(ctx context.Context, site string) error {
 	if err != nil {
 		return err
 	}
-	// The Secrets first: the metadata that names them follows.
+	// The Agents first (they register long before the cluster moves),
+	// then the Secrets (the metadata that names them follows).
 	if !view.Deleting {
+		for _, a := range view.Agents {
+			if err := s.writeAgent(ctx, a); err != nil {
+				return err
+			}
+		}
 		for _, sec := range view.Secrets {
 			if err := s.writeSecret(ctx, sec, view); err != nil {
 				return err
@@ -80,13 +86,6 @@ func (s *Simulator) writeSite(ctx context.Context, site string) error {
 	for _, b := range view.BareMetalHosts {
 		if err := s.writeBMH(ctx, b); err != nil {
 			return err
-		}
-	}
-	if !view.Deleting {
-		for _, a := range view.Agents {
-			if err := s.writeAgent(ctx, a); err != nil {
-				return err
-			}
 		}
 	}
 	// Agents the simulation dropped go with the namespace's next pass.
@@ -254,7 +253,7 @@ func (s *Simulator) writeBMH(ctx context.Context, b sim.BareMetalHostStatus) err
 	}
 	var image, detached any
 	if b.ImageURL != "" {
-		image = map[string]any{"url": b.ImageURL, "diskFormat": "live-iso"}
+		image = map[string]any{"url": b.ImageURL}
 	}
 	if b.Detached {
 		detached = assisted.DetachedByAssisted
