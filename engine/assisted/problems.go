@@ -26,7 +26,8 @@ func HostProblems(hosts []engine.HostStatus) string {
 	var invalid, disconnected, pool bool
 	waiting := 0
 	for _, h := range hosts {
-		if h.Agent == "" {
+		if h.Agent == "" || h.State == "" {
+			// No Agent yet, or one whose first status is not written.
 			waiting++
 			continue
 		}

@@ -102,7 +102,11 @@ func New(ctx context.Context, cfg *rest.Config, opts ...Option) (*Simulator, err
 	if err := s.loadTombs(ctx); err != nil {
 		return nil, err
 	}
-	s.eng, err = sim.New(ctx, sim.Options{Store: s.store, Speed: o.speed, Logger: o.logger})
+	// A new simulation starts at the wall clock, so that the times it
+	// writes read as recent to whoever watches the hub; a resumed one
+	// keeps its own clock.
+	start := time.Now().UTC().Truncate(time.Second)
+	s.eng, err = sim.New(ctx, sim.Options{Store: s.store, Speed: o.speed, Logger: o.logger, Start: start})
 	if err != nil {
 		return nil, fmt.Errorf("resume the simulation from %s: %w", o.stateNamespace, err)
 	}

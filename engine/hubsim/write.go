@@ -53,22 +53,24 @@ func (s *Simulator) writeSite(ctx context.Context, site string) error {
 			}
 		}
 	}
-	if cd := view.ClusterDeployment; cd != nil {
-		if err := s.patch(ctx, gvrCD, cd.Namespace, cd.Name, "status", managerHive, cdStatus(cd)); err != nil {
-			return err
-		}
-		if cd.Installed && !view.Deleting {
-			if err := s.patch(ctx, gvrCD, cd.Namespace, cd.Name, "", managerHive, cdSpec(cd)); err != nil {
-				return err
-			}
-		}
-	}
+	// The AgentClusterInstall before the ClusterDeployment: Hive reacts
+	// to its conditions.
 	if aci := view.AgentClusterInstall; aci != nil {
 		if err := s.patch(ctx, gvrACI, aci.Namespace, aci.Name, "status", managerAssisted, aciStatus(aci)); err != nil {
 			return err
 		}
 		if aci.Metadata != nil && !view.Deleting {
 			if err := s.patch(ctx, gvrACI, aci.Namespace, aci.Name, "", managerAssisted, map[string]any{"spec": map[string]any{"clusterMetadata": metadata(aci.Metadata)}}); err != nil {
+				return err
+			}
+		}
+	}
+	if cd := view.ClusterDeployment; cd != nil {
+		if err := s.patch(ctx, gvrCD, cd.Namespace, cd.Name, "status", managerHive, cdStatus(cd)); err != nil {
+			return err
+		}
+		if cd.Installed && !view.Deleting {
+			if err := s.patch(ctx, gvrCD, cd.Namespace, cd.Name, "", managerHive, cdSpec(cd)); err != nil {
 				return err
 			}
 		}
