@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -195,8 +197,12 @@ func (s *Simulator) startInformers(ctx context.Context) {
 	s.factory = dynamicinformer.NewDynamicSharedInformerFactory(s.dyn, 0)
 	s.informers = map[string]cache.SharedIndexInformer{}
 	enqueue := cache.ResourceEventHandlerFuncs{
-		AddFunc:    s.onObject,
-		UpdateFunc: func(_, n any) { s.onObject(n) },
+		AddFunc: s.onObject,
+		UpdateFunc: func(o, n any) {
+			if changedForControllers(o, n) {
+				s.onObject(n)
+			}
+		},
 		DeleteFunc: s.onObject,
 	}
 	for _, w := range watchedKinds {
@@ -232,6 +238,23 @@ func (s *Simulator) onObject(obj any) {
 			s.namespaces.Add(ns)
 		}
 	}
+}
+
+// changedForControllers reports whether an update changed what the
+// simulated controllers read: the spec (generation), labels, annotations,
+// finalizers or deletion. A status write alone, most of them the
+// simulator's own, changes nothing they read.
+func changedForControllers(o, n any) bool {
+	a, ok1 := o.(*unstructured.Unstructured)
+	b, ok2 := n.(*unstructured.Unstructured)
+	if !ok1 || !ok2 {
+		return true
+	}
+	return a.GetGeneration() != b.GetGeneration() ||
+		(a.GetDeletionTimestamp() == nil) != (b.GetDeletionTimestamp() == nil) ||
+		!maps.Equal(a.GetLabels(), b.GetLabels()) ||
+		!maps.Equal(a.GetAnnotations(), b.GetAnnotations()) ||
+		!slices.Equal(a.GetFinalizers(), b.GetFinalizers())
 }
 
 func (s *Simulator) siteNamespaces() []string {
