@@ -89,6 +89,13 @@ func (s *Simulator) reconcile(ctx context.Context, ns string) error {
 	s.mu.Lock()
 	if len(objs) > 0 {
 		s.siteNS[site] = ns
+	} else {
+		// The objects are gone: the site keeps the name it had.
+		for name, n := range s.siteNS {
+			if n == ns {
+				site = name
+			}
+		}
 	}
 	tomb := s.tombs[ns]
 	s.mu.Unlock()
@@ -132,6 +139,11 @@ func (s *Simulator) reconcile(ctx context.Context, ns string) error {
 			if err := s.removeFinalizer(ctx, o); err != nil {
 				return err
 			}
+		}
+	}
+	if !gone && !view.Deleting {
+		if err := s.approveAgents(ctx, site, ns, view); err != nil {
+			return err
 		}
 	}
 	// Agents of hosts the simulation removed (a node taken out, a
@@ -299,6 +311,30 @@ func (s *Simulator) patchFinalizers(ctx context.Context, o seen, fins []string) 
 	}
 	if err != nil {
 		return fmt.Errorf("%s %s/%s finalizers: %w", o.w.kind, o.obj.GetNamespace(), o.obj.GetName(), err)
+	}
+	return nil
+}
+
+// approveAgents hands the simulation the approvals a user wrote on Agents
+// (spec.approved) that the simulated controllers did not give themselves:
+// hosts that match no BareMetalHost, or all of them with manual approval.
+func (s *Simulator) approveAgents(ctx context.Context, site, ns string, view sim.SiteObjects) error {
+	approved := map[string]bool{}
+	for _, a := range view.Agents {
+		approved[a.Name] = a.Approved
+	}
+	objs, _ := s.agents.GetIndexer().ByIndex(cache.NamespaceIndex, ns)
+	for _, o := range objs {
+		u, ok := o.(*unstructured.Unstructured)
+		if !ok {
+			continue
+		}
+		want, _, _ := unstructured.NestedBool(u.Object, "spec", "approved")
+		if have, known := approved[u.GetName()]; known && want && !have {
+			if err := s.eng.Approve(ctx, site, u.GetName()); err != nil {
+				return fmt.Errorf("approve Agent %s/%s: %w", ns, u.GetName(), err)
+			}
+		}
 	}
 	return nil
 }
