@@ -61,6 +61,13 @@ func run() error {
 		return err
 	}
 	defer h.Stop()
+	// The loop commits status/ into its fleet directory: it works on a
+	// copy, so that the repository stays clean.
+	copyDir := filepath.Join(*dir, "fleet")
+	if err := os.CopyFS(copyDir, os.DirFS(*fleet)); err != nil {
+		return err
+	}
+	*fleet = copyDir
 	if err := prepare(ctx, h.Config(), *fleet); err != nil {
 		return err
 	}
