@@ -5,7 +5,7 @@ PKGS      ?= ./...
 BENCH_SIZES  ?= 1000,10000
 BENCH_SHAPES ?= sno,ha
 
-.PHONY: all build test lint bench run clean fuzz hub hub-build
+.PHONY: all build test lint bench run clean fuzz hub hub-build hub-demo
 
 all: build
 
@@ -42,13 +42,17 @@ lint:
 # plugin path (argocd-cmp-server with examples/argocd/plugin.yaml) beside
 # `siteops render` on 1,000 sites, and the hub engine's: 1,000 single-node
 # sites applied to a local API server, then again after a restart with
-# nothing changed (requests, peak RSS).
+# nothing changed (requests, peak RSS), and the hardware-free path:
+# 1,000 single-node sites through `siteops run --engine hub` and `siteops
+# hub-sim --speed max` on a local API server (wall to all Installed, API
+# requests, peak RSS of each process, etcd size).
 bench: build
 	$(GO) run ./hack/benchrender -bin $(BIN) -sizes $(BENCH_SIZES) -shapes $(BENCH_SHAPES) -manifests 20 -runs 3
 	$(GO) run ./hack/benchrender -bin $(BIN) -sizes 1000 -shapes sno,ha -layouts generators,overlays,files/clusterinstance -manifests 20 -runs 3
 	$(GO) run ./hack/benchcheck -bin $(BIN) -sizes $(BENCH_SIZES) -runs 3
 	$(GO) run ./hack/benchengine -runs sno:3500@60,sno:10000@max
 	$(GO) run ./hack/benchhub -sites 1000
+	$(GO) run ./hack/benchhubsim -bin $(BIN) -sites 1000
 	$(GO) test -run '^$$' -bench . -benchmem ./render/ ./sites/ ./internal/yamlenc/ ./internal/blockyaml/ ./internal/kustomize/ ./policy/ ./engine/sim/
 	$(GO) run ./hack/benchloop -bin $(BIN) -sites 10000 -changes 5
 	$(GO) run ./hack/benchloop -bin $(BIN) -sites 50000 -layout files -speed 0.001 -changes 5 -timeout 60m
@@ -82,6 +86,14 @@ hub:
 
 hub-build:
 	$(GO) run ./hack/hub -build-only
+
+# hub-demo installs the example fleet through a real API server without
+# hardware: a local hub, `siteops hub-sim` playing assisted-service, the
+# bare-metal operator, BMAC and Hive on it, and `siteops run --engine hub`
+# with the dashboard on http://127.0.0.1:8080/; Ctrl-C stops everything.
+# HUB_DEMO_FLAGS adds flags (-speed max, -listen ADDR).
+hub-demo: build
+	$(GO) run ./hack/hubdemo -bin $(BIN) $(HUB_DEMO_FLAGS)
 
 clean:
 	rm -rf bin

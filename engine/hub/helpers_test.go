@@ -3,8 +3,6 @@ package hub_test
 import (
 	"context"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,7 +15,6 @@ import (
 	"github.com/siteops/siteops/engine/hub"
 	"github.com/siteops/siteops/internal/hubtest"
 	"github.com/siteops/siteops/render"
-	"github.com/siteops/siteops/sites"
 )
 
 func TestMain(m *testing.M) { hubtest.Main(m) }
@@ -37,79 +34,21 @@ const (
 )
 
 var (
-	gvrCD   = schema.GroupVersionResource{Group: "hive.openshift.io", Version: "v1", Resource: "clusterdeployments"}
-	gvrACI  = schema.GroupVersionResource{Group: "extensions.hive.openshift.io", Version: "v1beta1", Resource: "agentclusterinstalls"}
-	gvrBMH  = schema.GroupVersionResource{Group: "metal3.io", Version: "v1alpha1", Resource: "baremetalhosts"}
-	gvrAg   = schema.GroupVersionResource{Group: "agent-install.openshift.io", Version: "v1beta1", Resource: "agents"}
-	bundles struct {
-		once sync.Once
-		m    map[string]*render.Bundle
-	}
+	gvrCD  = schema.GroupVersionResource{Group: "hive.openshift.io", Version: "v1", Resource: "clusterdeployments"}
+	gvrACI = schema.GroupVersionResource{Group: "extensions.hive.openshift.io", Version: "v1beta1", Resource: "agentclusterinstalls"}
+	gvrBMH = schema.GroupVersionResource{Group: "metal3.io", Version: "v1alpha1", Resource: "baremetalhosts"}
+	gvrAg  = schema.GroupVersionResource{Group: "agent-install.openshift.io", Version: "v1beta1", Resource: "agents"}
 )
 
-// exampleBundle renders a site of examples/fleet and renames it: every
-// string equal to the site's name (its namespace, cluster name and the
-// references to them) becomes name, so tests sharing a hub do not meet.
+// exampleBundle renders a site of examples/fleet renamed to name
+// (hubtest.ExampleBundle).
 func exampleBundle(t testing.TB, site, name string) *render.Bundle {
 	t.Helper()
-	bundles.once.Do(func() {
-		fleet, err := sites.Load(context.Background(), os.DirFS(repoRoot), []string{"examples/fleet"})
-		if err != nil || fleet.Problems.HasErrors() {
-			t.Fatalf("load examples/fleet: %v %v", err, fleet.Problems)
-		}
-		md, err := sites.ReadManifestDir(os.DirFS(filepath.Join(repoRoot, "examples/extra-manifests")), ".")
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := render.New(render.WithDefaultManifests(md))
-		bundles.m = map[string]*render.Bundle{}
-		for _, s := range fleet.Sites {
-			b, ps := r.Render(s)
-			if ps.HasErrors() || b == nil {
-				t.Fatalf("render %s: %v", s.Name, ps)
-			}
-			bundles.m[b.Site] = b
-		}
-	})
-	src := bundles.m[site]
-	if src == nil {
-		t.Fatalf("no example site %s", site)
+	b, err := hubtest.ExampleBundle(repoRoot, site, name)
+	if err != nil {
+		t.Fatal(err)
 	}
-	out := &render.Bundle{Site: name}
-	for _, o := range src.Objects {
-		c := *o
-		c.Content = rename(o.Content, site, name).(map[string]any)
-		if c.Namespace == site {
-			c.Namespace = name
-		}
-		if c.Name == site {
-			c.Name = name
-		}
-		out.Objects = append(out.Objects, &c)
-	}
-	return out
-}
-
-func rename(v any, from, to string) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			out[k] = rename(x, from, to)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = rename(x, from, to)
-		}
-		return out
-	case string:
-		if v == from {
-			return to
-		}
-	}
-	return v
+	return b
 }
 
 // objectOf returns the bundle's object of a kind.

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/siteops/siteops/engine"
@@ -17,15 +18,31 @@ func derivePhase(st *engine.SiteStatus, p *problem, deleting bool) {
 	case deleting:
 		st.Phase, st.Message = engine.PhaseDeleting, "The site is being deleted in the teardown order; the installed cluster is not touched."
 	case c.Installed || state.In(assisted.ClusterInstalled, assisted.ClusterAddingHosts):
-		st.Phase, st.Message = engine.PhaseInstalled, orText(c.StateInfo, "The cluster is installed.")
+		st.Phase, st.Message = engine.PhaseInstalled, orText(sentence(c.StateInfo), "The cluster is installed.")
+		if failed := assisted.FailedToJoin(st.Hosts); len(failed) > 0 {
+			st.Message += fmt.Sprintf(" %d host(s) failed to join: %s. Fix the machine, then remove it from the site and add it again.", len(failed), strings.Join(failed, "; "))
+		}
 	case state.In(assisted.ClusterFailedStatuses...):
-		st.Phase, st.Message = engine.PhaseFailed, "The installation failed: "+c.StateInfo+". Fix the cause, then delete the AgentClusterInstall (or the site) and apply it again to retry."
+		st.Phase, st.Message = engine.PhaseFailed, "The installation failed: "+c.StateInfo+assisted.FailedHosts(st.Hosts)+". Fix the cause, then delete the AgentClusterInstall (or the site) and apply it again to retry."
 	case state.In(assisted.ClusterPreparingForInstallation, assisted.ClusterInstalling, assisted.ClusterInstallingPendingUserAction, assisted.ClusterFinalizing):
 		st.Phase, st.Message = engine.PhaseInstalling, fmt.Sprintf("%s (%d%%).", c.StateInfo, c.Percent)
-	case registered(st.Hosts) > 0:
-		st.Phase, st.Message = engine.PhaseProvisioning, orText(c.StateInfo, "Hosts are registering.")
-	case c.State == "":
+		if state == assisted.ClusterInstallingPendingUserAction {
+			st.Message += " " + strings.Join(assisted.HostsIn(st.Hosts, assisted.HostInstallingPendingUserAction), "; ")
+		}
+		if f := assisted.FailedHosts(st.Hosts); f != "" {
+			st.Message += " The installation goes on without the hosts that failed" + f + "."
+		}
+	case c.State == "" && registered(st.Hosts) == 0:
 		st.Phase, st.Message = engine.PhasePending, "Applied; waiting for assisted-service to register the cluster."
+	case registered(st.Hosts) > 0 || booting(st.Hosts) > 0:
+		st.Phase, st.Message = engine.PhaseProvisioning, assisted.HostProblems(st.Hosts)
+		switch {
+		case st.Message != "":
+		case state != assisted.ClusterReady && len(c.Validations) > 0:
+			st.Message = assisted.ClusterValidationsMessage(c)
+		default:
+			st.Message = orText(c.StateInfo, "Hosts are registering.")
+		}
 	default:
 		st.Phase, st.Message = engine.PhasePending, fmt.Sprintf("Waiting for the discovery image; %d host(s) to boot.", len(st.Hosts))
 	}
@@ -41,6 +58,26 @@ func registered(hosts []engine.HostStatus) int {
 	n := 0
 	for _, h := range hosts {
 		if h.Agent != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// sentence ends a status text with a full stop, as the site's message
+// does.
+func sentence(s string) string {
+	if s == "" || strings.HasSuffix(s, ".") {
+		return s
+	}
+	return s + "."
+}
+
+// booting counts the BareMetalHosts booting the discovery image.
+func booting(hosts []engine.HostStatus) int {
+	n := 0
+	for _, h := range hosts {
+		if h.ProvisioningState == assisted.BMHStateProvisioning || h.ProvisioningState == assisted.BMHStateProvisioned {
 			n++
 		}
 	}

@@ -61,7 +61,12 @@ func (e *Engine) Status(_ context.Context, name string) (engine.SiteStatus, erro
 			bmhs = append(bmhs, l.obj)
 		}
 	}
-	st.Hosts = e.hosts(infraEnvs, bmhs)
+	var agents []*unstructured.Unstructured
+	st.Hosts, agents = e.hosts(infraEnvs, bmhs)
+	for _, a := range agents {
+		st.Resources = append(st.Resources, engine.ResourceStatus{Kind: KindAgent, Namespace: a.GetNamespace(), Name: a.GetName(), Conditions: conditions(a)})
+	}
+	engine.SortResources(st.Resources)
 	// The revision installed is the one the objects carry; a revision the
 	// engine holds back is the refused one.
 	st.Revision = revision
@@ -180,8 +185,9 @@ func validations(u *unstructured.Unstructured) []engine.Validation {
 
 // hosts pairs each BareMetalHost with its Agent (BMAC labels the Agent
 // with the BareMetalHost's name) and adds the Agents of the site's
-// InfraEnvs that no BareMetalHost booted.
-func (e *Engine) hosts(infraEnvs, bmhs []*unstructured.Unstructured) []engine.HostStatus {
+// InfraEnvs that no BareMetalHost booted. It also returns the Agents,
+// ordered by their BareMetalHost, then name.
+func (e *Engine) hosts(infraEnvs, bmhs []*unstructured.Unstructured) ([]engine.HostStatus, []*unstructured.Unstructured) {
 	var agents []*unstructured.Unstructured
 	if e.ks.agent != nil {
 		for _, ie := range infraEnvs {
@@ -222,7 +228,14 @@ func (e *Engine) hosts(infraEnvs, bmhs []*unstructured.Unstructured) []engine.Ho
 		out = append(out, h)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	sort.SliceStable(agents, func(i, j int) bool {
+		bi, bj := agents[i].GetLabels()[assisted.LabelAgentBMH], agents[j].GetLabels()[assisted.LabelAgentBMH]
+		if bi != bj {
+			return bi < bj
+		}
+		return agents[i].GetName() < agents[j].GetName()
+	})
+	return out, agents
 }
 
 func joinInfo(a, b string) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/coreos/ignition/v2/config/v3_1"
 	"github.com/coreos/ignition/v2/config/v3_2"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/siteops/siteops/engine/assisted"
 )
@@ -360,6 +361,11 @@ func (o *op) unbind(h *host) {
 // agentLabels keeps the labels the Agent controller sets (updateLabels).
 func (o *op) agentLabels(h *host) {
 	set := func(k, v string) {
+		// A value still not a label value after sanitizing is skipped:
+		// the update would fail (setAgentLabel).
+		if len(validation.IsValidLabelValue(v)) > 0 {
+			return
+		}
 		if cur, ok := h.Labels[k]; !ok || cur != v {
 			if h.Labels == nil {
 				h.Labels = map[string]string{}

@@ -1,9 +1,8 @@
 package sim
 
 import (
-	"cmp"
+	"sort"
 	"slices"
-	"strings"
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/engine/assisted"
@@ -136,39 +135,12 @@ func equalResourceConds(a, b []resourceConds) bool {
 	return true
 }
 
-// resourceRank puts the cluster's objects first, then InfraEnvs, Agents
-// and the rest.
-func resourceRank(kind string) int {
-	switch kind {
-	case render.KindClusterDeployment:
-		return 0
-	case render.KindAgentClusterInstall:
-		return 1
-	case render.KindInfraEnv:
-		return 2
-	case "Agent":
-		return 3
-	case render.KindBareMetalHost:
-		return 4
-	}
-	return 5
-}
-
+// sortResources puts objects in the order of status documents
+// (engine.CompareResources).
 func sortResources(rs []resourceConds) {
-	slices.SortStableFunc(rs, func(a, b resourceConds) int {
-		if ra, rb := resourceRank(a.Kind), resourceRank(b.Kind); ra != rb {
-			return cmp.Compare(ra, rb)
-		}
-		if a.Kind != b.Kind {
-			return strings.Compare(a.Kind, b.Kind)
-		}
-		if a.Kind == "Agent" {
-			return 0 // keep the hosts' order
-		}
-		if a.Namespace != b.Namespace {
-			return strings.Compare(a.Namespace, b.Namespace)
-		}
-		return strings.Compare(a.Name, b.Name)
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		return engine.CompareResources(a.Kind, a.Namespace, a.Name, b.Kind, b.Namespace, b.Name) < 0
 	})
 }
 

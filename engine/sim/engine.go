@@ -96,8 +96,8 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		wake:      make(chan struct{}, 1),
 		done:      make(chan struct{}),
 	}
-	if opts.StateDir != "" {
-		st, err := openStore(opts.StateDir, opts.NoSync)
+	if opts.StateDir != "" || opts.Store != nil {
+		st, where, err := opts.openStore()
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +105,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		states, clock, err := st.load()
 		if err != nil {
 			st.close()
-			return nil, fmt.Errorf("load %s: %w", opts.StateDir, err)
+			return nil, fmt.Errorf("load %s: %w", where, err)
 		}
 		if !clock.IsZero() {
 			e.now = clock.UTC()
@@ -371,6 +371,9 @@ func (e *Engine) virtualNow() time.Time {
 func (e *Engine) conflicts(name string, d *desired) []refusal {
 	var out []refusal
 	for _, o := range d.Objects {
+		if o.Kind == "ClusterImageSet" {
+			continue // a hub object every cluster of its release shares
+		}
 		if owner, ok := e.owners[o.String()]; ok && owner != name {
 			out = append(out, refusal{o, reasonOwnedElsewhere, fmt.Sprintf("%s is already applied by site %s; an object belongs to one site: remove it from %s or from %s", o, owner, name, owner)})
 		}

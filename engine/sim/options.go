@@ -59,6 +59,9 @@ type Options struct {
 	// installation only warn; without it the finalizing timeout (5 h) and
 	// host stage timeouts fail the installation.
 	SoftTimeouts bool
+	// Store keeps the state instead of the bbolt file of StateDir (the hub
+	// simulator keeps it in the API server). The engine closes it.
+	Store Store
 }
 
 // DefaultStart is the virtual time of a new engine: fixed, so that the same

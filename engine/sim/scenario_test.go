@@ -348,7 +348,7 @@ func TestClusterValidationMessage(t *testing.T) {
 	o.until(10*time.Second, time.Hour, func(st engine.SiteStatus) bool {
 		return st.Cluster.State == "insufficient" && strings.Contains(st.Message, want)
 	})
-	if !strings.HasSuffix(o.last.Message, ". "+hintCluster) || strings.Contains(o.last.Message, "..") || o.last.Phase != engine.PhaseProvisioning {
+	if !strings.HasSuffix(o.last.Message, ". "+assisted.HintClusterValidations) || strings.Contains(o.last.Message, "..") || o.last.Phase != engine.PhaseProvisioning {
 		t.Errorf("%s %q", o.last.Phase, o.last.Message)
 	}
 }

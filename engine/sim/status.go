@@ -49,8 +49,9 @@ func buildStatus(st *siteState, mode ApproveMode) engine.SiteStatus {
 		}
 		out.Resources = append(out.Resources, rs)
 	}
+	out.Resources = withoutConditions(st, out.Resources)
 	out.Events = append([]engine.Event(nil), st.Events...)
-	out.Phase, out.Reason, out.Message = phase(st, mode)
+	out.Phase, out.Reason, out.Message = phase(st, mode, out)
 	out.RefusedRevision = st.RefusedRevision
 	if !st.ProgressAt.IsZero() {
 		t := st.ProgressAt
@@ -58,6 +59,31 @@ func buildStatus(st *siteState, mode ApproveMode) engine.SiteStatus {
 	}
 	out.Reason = assisted.Assess(&out, assisted.Waited{Stalled: st.Stalled, Settled: st.Settled})
 	return out
+}
+
+// withoutConditions adds the bundle's objects that carry no condition,
+// so that the status lists every object applied, in the order of
+// engine.SortResources.
+func withoutConditions(st *siteState, rs []engine.ResourceStatus) []engine.ResourceStatus {
+	if st.Desired == nil || st.Deleting != nil {
+		return rs
+	}
+	have := make(map[string]bool, len(rs))
+	for _, r := range rs {
+		have[r.Kind+" "+r.Namespace+"/"+r.Name] = true
+	}
+	added := false
+	for _, o := range st.Desired.Objects {
+		if !have[o.Kind+" "+o.Namespace+"/"+o.Name] {
+			have[o.Kind+" "+o.Namespace+"/"+o.Name] = true
+			rs = append(rs, engine.ResourceStatus{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name})
+			added = true
+		}
+	}
+	if added {
+		engine.SortResources(rs)
+	}
+	return rs
 }
 
 func validations(rs []assisted.Result) []engine.Validation {
@@ -106,25 +132,36 @@ func hostStatuses(st *siteState) []engine.HostStatus {
 func fillHost(st *siteState, hs *engine.HostStatus, h *host) {
 	hs.Agent = h.ID
 	hs.Hostname = realHostname(h)
-	hs.Role = string(effectiveRole(h))
-	if hs.Role == string(assisted.RoleAutoAssign) && h.Status == "" {
-		hs.Role = ""
-	}
+	hs.Role = statusRole(h)
 	hs.State, hs.StateInfo = string(h.Status), h.StatusInfo
 	hs.Stage = string(h.Stage)
 	hs.Approved = h.Approved
-	sno := st.Cluster != nil && st.Cluster.SNO
-	hs.Percent = assisted.HostPercent(assisted.StagesFor(effectiveRole(h), h.Bootstrap, sno), h.Stage)
-	if h.Status.In(assisted.HostInstalled, assisted.HostAddedToExistingCluster) {
-		hs.Percent = 100
-	}
+	hs.Percent = hostPercent(h, st.Cluster != nil && st.Cluster.SNO)
 	hs.Validations = validations(h.Validations)
 	hs.DiskProblems = append([]string(nil), h.DiskProblems...)
 }
 
+// statusRole is the role a host reports: its own or the suggested one,
+// none before its first status.
+func statusRole(h *host) string {
+	r := string(effectiveRole(h))
+	if r == string(assisted.RoleAutoAssign) && h.Status == "" {
+		return ""
+	}
+	return r
+}
+
+// hostPercent is the host's installation progress.
+func hostPercent(h *host, sno bool) int {
+	if h.Status.In(assisted.HostInstalled, assisted.HostAddedToExistingCluster) {
+		return 100
+	}
+	return assisted.HostPercent(assisted.StagesFor(effectiveRole(h), h.Bootstrap, sno), h.Stage)
+}
+
 // phase sums the site up in one word and one sentence (docs/status.md
 // has the table).
-func phase(st *siteState, mode ApproveMode) (engine.Phase, engine.Reason, string) {
+func phase(st *siteState, mode ApproveMode, out engine.SiteStatus) (engine.Phase, engine.Reason, string) {
 	refused := ""
 	if len(st.Refusals) > 0 {
 		refused = "Refused: " + st.Refusals[0].Message
@@ -158,7 +195,7 @@ func phase(st *siteState, mode ApproveMode) (engine.Phase, engine.Reason, string
 	}
 	switch c.Status {
 	case assisted.ClusterError:
-		return withRefusal(engine.PhaseFailed, "The installation failed: "+c.StatusInfo+failedHosts(st)+". Fix the cause, then delete the AgentClusterInstall (or the site) and apply it again to retry.")
+		return withRefusal(engine.PhaseFailed, "The installation failed: "+c.StatusInfo+assisted.FailedHosts(out.Hosts)+". Fix the cause, then delete the AgentClusterInstall (or the site) and apply it again to retry.")
 	case assisted.ClusterCancelled:
 		return withRefusal(engine.PhaseFailed, "The installation was cancelled. Delete the AgentClusterInstall (or the site) and apply it again to retry.")
 	case assisted.ClusterInstalled, assisted.ClusterAddingHosts:
@@ -175,16 +212,16 @@ func phase(st *siteState, mode ApproveMode) (engine.Phase, engine.Reason, string
 		if waiting := day2Unapproved(st); len(waiting) > 0 {
 			msg += fmt.Sprintf(" %d host(s) wait for approval: %s.", len(waiting), strings.Join(waiting, ", "))
 		}
-		if failed := failedToJoin(st); len(failed) > 0 {
+		if failed := assisted.FailedToJoin(out.Hosts); len(failed) > 0 {
 			msg += fmt.Sprintf(" %d host(s) failed to join: %s. Fix the machine, then remove it from the site and add it again.", len(failed), strings.Join(failed, "; "))
 		}
 		return withRefusal(engine.PhaseInstalled, msg)
 	case assisted.ClusterPreparingForInstallation, assisted.ClusterInstalling, assisted.ClusterInstallingPendingUserAction, assisted.ClusterFinalizing:
 		msg := fmt.Sprintf("%s (%d%%).", c.StatusInfo, c.TotalPercent)
 		if c.Status == assisted.ClusterInstallingPendingUserAction {
-			msg += pendingHosts(st)
+			msg += " " + strings.Join(assisted.HostsIn(out.Hosts, assisted.HostInstallingPendingUserAction), "; ")
 		}
-		if f := failedHosts(st); f != "" {
+		if f := assisted.FailedHosts(out.Hosts); f != "" {
 			msg += " The installation goes on without the hosts that failed" + f + "."
 		}
 		return withRefusal(engine.PhaseInstalling, msg)
@@ -204,7 +241,7 @@ func phase(st *siteState, mode ApproveMode) (engine.Phase, engine.Reason, string
 			return withRefusal(engine.PhasePending, fmt.Sprintf("Waiting for the discovery image; %d host(s) to boot.", len(d.BMHs)))
 		}
 	}
-	if msg := hostProblems(st); msg != "" {
+	if msg := assisted.HostProblems(out.Hosts); msg != "" {
 		return withRefusal(engine.PhaseProvisioning, msg)
 	}
 	if c.Status == assisted.ClusterReady {
@@ -235,16 +272,7 @@ func phase(st *siteState, mode ApproveMode) (engine.Phase, engine.Reason, string
 		}
 		return withRefusal(engine.PhaseProvisioning, "The cluster is ready to be installed.")
 	}
-	var msgs []string
-	hint := ""
-	for _, v := range c.Validations {
-		msgs = append(msgs, strings.TrimSuffix(v.Message, "."))
-		// Pending results and hosts not yet ready pass on their own.
-		if v.Status == assisted.ValidationFailure && v.ID != assisted.CVAllHostsReady {
-			hint = " " + hintCluster
-		}
-	}
-	return withRefusal(engine.PhaseProvisioning, c.StatusInfo+": "+strings.Join(msgs, "; ")+"."+hint)
+	return withRefusal(engine.PhaseProvisioning, assisted.ClusterValidationsMessage(out.Cluster))
 }
 
 // requirementsFix says what to do about a RequirementsMet reason that
@@ -252,115 +280,6 @@ func phase(st *siteState, mode ApproveMode) (engine.Phase, engine.Reason, string
 var requirementsFix = map[string]string{
 	assisted.ReasonInsufficientAgents: " Make the site's BareMetalHosts and their roles match provisionRequirements.",
 	assisted.ReasonUnsyncedAgents:     " Fix the Agents whose SpecSynced condition is False.",
-}
-
-// Hints that end a discovery message, by the kind of host problem.
-const (
-	hintInvalid      = "Give the machine what the failing validations ask for (hosts[].validations) or change the site definition."
-	hintDisconnected = "Check the power and network of the disconnected machines; they reconnect on their own."
-	hintPool         = "Bind the pool hosts to the cluster with the BareMetalHost annotation " + assisted.AnnotationBMACClusterReference + "=<namespace>/<name>."
-	hintCluster      = "Fix the site definition (networking, VIPs, pull secret) or the machines so these cluster validations pass."
-)
-
-// hostProblems describes the hosts that are not ready and what to do, or
-// "".
-func hostProblems(st *siteState) string {
-	var parts []string
-	var invalid, disconnected, pool bool
-	registered := map[string]bool{}
-	for _, h := range st.Hosts {
-		registered[h.Namespace+"/"+h.Machine] = true
-		switch {
-		case h.Status == assisted.HostKnownUnbound:
-			pool = true
-			parts = append(parts, fmt.Sprintf("%s is %s: %s", h.Machine, h.Status, strings.TrimSuffix(h.StatusInfo, ".")))
-		case h.Status.In(assisted.HostKnown, assisted.HostPreparingForInstallation, assisted.HostPreparingSuccessful):
-		case h.Status.In(assisted.HostDiscovering, assisted.HostDiscoveringUnbound):
-			parts = append(parts, h.Machine+" is discovering")
-		case h.Status.In(assisted.HostDisconnected, assisted.HostDisconnectedUnbound):
-			disconnected = true
-			parts = append(parts, fmt.Sprintf("%s is %s: %s", h.Machine, h.Status, strings.TrimSuffix(h.StatusInfo, ".")))
-		default:
-			invalid = invalid || h.Status.In(assisted.HostInsufficient, assisted.HostInsufficientUnbound, assisted.HostPendingForInput, assisted.HostPreparingFailed)
-			part := fmt.Sprintf("%s is %s: %s", h.Machine, h.Status, strings.TrimSuffix(h.StatusInfo, "."))
-			if noEligibleDisk(h) {
-				part += " (" + strings.Join(h.DiskProblems, "; ") + ")"
-			}
-			parts = append(parts, part)
-		}
-	}
-	waiting := 0
-	for _, b := range st.BMHs {
-		if !registered[b.Namespace+"/"+b.Name] {
-			waiting++
-		}
-	}
-	if waiting > 0 {
-		parts = append(parts, fmt.Sprintf("%d host(s) have not registered yet", waiting))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	msg := "Hosts are being discovered and validated: " + strings.Join(parts, "; ") + "."
-	if invalid {
-		msg += " " + hintInvalid
-	}
-	if disconnected {
-		msg += " " + hintDisconnected
-	}
-	if pool {
-		msg += " " + hintPool
-	}
-	return msg
-}
-
-// noEligibleDisk reports whether the host fails has-min-valid-disks and
-// knows why.
-func noEligibleDisk(h *host) bool {
-	if len(h.DiskProblems) == 0 {
-		return false
-	}
-	for _, r := range h.Validations {
-		if r.ID == assisted.HVHasMinValidDisks && r.Status == assisted.ValidationFailure {
-			return true
-		}
-	}
-	return false
-}
-
-func failedHosts(st *siteState) string {
-	var parts []string
-	for _, h := range st.clusterHosts() {
-		if h.Status == assisted.HostError {
-			parts = append(parts, h.Machine+": "+h.StatusInfo)
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, "; ") + ")"
-}
-
-func pendingHosts(st *siteState) string {
-	var parts []string
-	for _, h := range st.clusterHosts() {
-		if h.Status == assisted.HostInstallingPendingUserAction {
-			parts = append(parts, h.Machine+": "+h.StatusInfo)
-		}
-	}
-	return " " + strings.Join(parts, "; ")
-}
-
-// failedToJoin names the hosts of an installed cluster that failed (day-1
-// workers the cluster completed without, day-2 hosts), with why.
-func failedToJoin(st *siteState) []string {
-	var out []string
-	for _, h := range st.clusterHosts() {
-		if h.Status == assisted.HostError {
-			out = append(out, h.Machine+": "+strings.TrimSuffix(h.StatusInfo, "."))
-		}
-	}
-	return out
 }
 
 // day2Unapproved names the day-2 hosts the controller would install but

@@ -29,20 +29,96 @@ var (
 // refused rather than misread.
 const storeVersion = "1"
 
-// store keeps the engine's state in a bbolt file. Every write is one
-// transaction, so a killed process leaves the state of the last commit.
-type store struct{ db *bolt.DB }
-
-// siteWrite is one site's part of a commit: nil fields are left as they
-// are; Delete removes the site.
-type siteWrite struct {
+// SiteRecord is one site as a Store keeps it: its desired state and its
+// running state, both JSON. In a Write, a nil Desired or State leaves the
+// stored one as it is, and Delete removes the site.
+type SiteRecord struct {
 	Name    string
 	Desired []byte
 	State   []byte
 	Delete  bool
 }
 
+// siteWrite is one site's part of a commit.
+type siteWrite = SiteRecord
+
+// Store keeps the engine's state between runs: the embedded engine keeps it
+// in a bbolt file (the default), the hub simulator in the API server
+// (Options.Store). A Write is all or nothing as far as the engine can
+// tell: a process killed during it resumes from a state at least as new
+// as the previous Write.
+type Store interface {
+	// Load returns every site and the clock (zero for a new store).
+	Load() ([]SiteRecord, time.Time, error)
+	// Write commits site changes and the clock.
+	Write(sites []SiteRecord, clock time.Time) error
+	// Close releases the store.
+	Close() error
+}
+
+// store is the engine's handle on its Store.
+type store struct{ s Store }
+
+func (s *store) write(sites []siteWrite, clock time.Time) error { return s.s.Write(sites, clock) }
+
+func (s *store) close() error { return s.s.Close() }
+
+// load decodes every site of the store, and the clock.
+func (s *store) load() (map[string]*siteState, time.Time, error) {
+	recs, clock, err := s.s.Load()
+	if err != nil {
+		return nil, clock, err
+	}
+	sites := make(map[string]*siteState, len(recs))
+	for _, r := range recs {
+		st, err := decodeSite(r)
+		if err != nil {
+			return nil, clock, err
+		}
+		sites[r.Name] = st
+	}
+	return sites, clock, nil
+}
+
+// decodeSite reads one stored site.
+func decodeSite(r SiteRecord) (*siteState, error) {
+	st := &siteState{}
+	if err := json.Unmarshal(r.State, st); err != nil {
+		return nil, fmt.Errorf("site %s: %w", r.Name, err)
+	}
+	if r.Desired != nil {
+		st.Desired = &desired{}
+		if err := json.Unmarshal(r.Desired, st.Desired); err != nil {
+			return nil, fmt.Errorf("site %s desired state: %w", r.Name, err)
+		}
+	}
+	return st, nil
+}
+
+// boltStore keeps the engine's state in a bbolt file. Every write is one
+// transaction, so a killed process leaves the state of the last commit.
+type boltStore struct{ db *bolt.DB }
+
+// openStore opens the store the options name, and says where it is.
+func (o *Options) openStore() (*store, string, error) {
+	if o.Store != nil {
+		return &store{s: o.Store}, "the state store", nil
+	}
+	st, err := openStore(o.StateDir, o.NoSync)
+	return st, o.StateDir, err
+}
+
 func openStore(dir string, noSync bool) (*store, error) {
+	b, err := OpenBoltStore(dir, noSync)
+	if err != nil {
+		return nil, err
+	}
+	return &store{s: b}, nil
+}
+
+// OpenBoltStore opens (or creates) the bbolt store of a state directory:
+// the Store an engine uses when Options.Store is nil.
+func OpenBoltStore(dir string, noSync bool) (Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create state directory: %w", err)
 	}
@@ -73,11 +149,11 @@ func openStore(dir string, noSync bool) (*store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return &store{db: db}, nil
+	return &boltStore{db: db}, nil
 }
 
-// write commits site changes and the clock in one transaction.
-func (s *store) write(sites []siteWrite, clock time.Time) error {
+// Write commits site changes and the clock in one transaction.
+func (s *boltStore) Write(sites []SiteRecord, clock time.Time) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
 		desiredB, state := tx.Bucket(bucketDesired), tx.Bucket(bucketState)
 		for _, w := range sites {
@@ -107,9 +183,9 @@ func (s *store) write(sites []siteWrite, clock time.Time) error {
 	})
 }
 
-// load reads every site and the clock (zero for a new store).
-func (s *store) load() (map[string]*siteState, time.Time, error) {
-	sites := map[string]*siteState{}
+// Load reads every site and the clock (zero for a new store).
+func (s *boltStore) Load() ([]SiteRecord, time.Time, error) {
+	var sites []SiteRecord
 	var clock time.Time
 	err := s.db.View(func(tx *bolt.Tx) error {
 		if b := tx.Bucket(bucketMeta).Get(keyClock); b != nil {
@@ -119,21 +195,16 @@ func (s *store) load() (map[string]*siteState, time.Time, error) {
 		}
 		desiredB := tx.Bucket(bucketDesired)
 		return tx.Bucket(bucketState).ForEach(func(k, v []byte) error {
-			st := &siteState{}
-			if err := json.Unmarshal(v, st); err != nil {
-				return fmt.Errorf("site %s: %w", k, err)
-			}
+			r := SiteRecord{Name: string(k), State: append([]byte(nil), v...)}
 			if d := desiredB.Get(k); d != nil {
-				st.Desired = &desired{}
-				if err := json.Unmarshal(d, st.Desired); err != nil {
-					return fmt.Errorf("site %s desired state: %w", k, err)
-				}
+				r.Desired = append([]byte(nil), d...)
 			}
-			sites[string(k)] = st
+			sites = append(sites, r)
 			return nil
 		})
 	})
 	return sites, clock, err
 }
 
-func (s *store) close() error { return s.db.Close() }
+// Close closes the file.
+func (s *boltStore) Close() error { return s.db.Close() }

@@ -91,6 +91,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newStatusCommand(stdout, stderr))
 	root.AddCommand(newWaitCommand(stdout, stderr))
 	root.AddCommand(newPlanCommand(stdout, stderr))
+	root.AddCommand(newHubSimCommand(stdout, stderr))
 	return root
 }
 

@@ -67,11 +67,17 @@ func openEngine(ctx context.Context, f *runFlags, speed float64, approve sim.App
 // hubConfig reads --kubeconfig and --context; without them the default
 // kubeconfig, or in a pod its service account.
 func hubConfig(f *engineFlags) (*rest.Config, error) {
+	return kubeConfig(f.kubeconfig, f.kubeContext, "--engine hub")
+}
+
+// kubeConfig loads a kubeconfig (default $KUBECONFIG or ~/.kube/config,
+// in a pod its service account); who names the command in the error.
+func kubeConfig(path, context, who string) (*rest.Config, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = f.kubeconfig
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.kubeContext}).ClientConfig()
+	rules.ExplicitPath = path
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()
 	if err != nil {
-		return nil, usageError("--engine hub: no hub configuration: %v; give --kubeconfig (and --context), or run in a pod with a service account", err)
+		return nil, usageError("%s: no hub configuration: %v; give --kubeconfig (and --context), or run in a pod with a service account", who, err)
 	}
 	return cfg, nil
 }
