@@ -1,8 +1,8 @@
 package sim
 
 import (
-	"sort"
 	"slices"
+	"sort"
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/engine/assisted"
