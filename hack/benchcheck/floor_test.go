@@ -69,11 +69,11 @@ func TestFindConftest(t *testing.T) {
 	if got := findConftest(t.Context(), &bytes.Buffer{}); got != fake {
 		t.Errorf("with conftest on PATH: %q, want %q", got, fake)
 	}
-	dir, err := conftestCacheDir()
+	dir, err := conftestPeer.CacheDir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := filepath.Join(cache, "conftest-"+conftestVersion); dir != want {
+	if want := filepath.Join(cache, "conftest-"+conftestPeer.Version); dir != want {
 		t.Errorf("cache directory %q, want %q", dir, want)
 	}
 	cached := filepath.Join(dir, "conftest")

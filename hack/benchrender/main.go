@@ -222,7 +222,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory with the generated fleets")
 	fs.DurationVar(&cfg.timeout, "timeout", 30*time.Minute, "limit for one render; 0 means none")
 	fs.StringVar(&cfg.kustomize, "kustomize", "", "kustomize binary run on the overlays layout for comparison (default: kustomize on PATH, else "+
-		peerKustomize+" installed with go install into the user cache); none to skip it")
+		kustomizePeer.Module+"@"+kustomizePeer.Version+" installed with go install into the user cache); none to skip it")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: benchrender -bin PATH [-sizes 1000,10000] [-shapes sno,ha] [-layouts files,generators,overlays] [-manifests 20] [-runs 3]")
 		fs.PrintDefaults()
