@@ -21,7 +21,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -30,17 +29,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/siteops/siteops/engine/hub"
 	"github.com/siteops/siteops/hack/fleetgen/gen"
 	"github.com/siteops/siteops/hack/internal/benchutil"
+	"github.com/siteops/siteops/hack/internal/hubfleet"
 	"github.com/siteops/siteops/internal/hubtest"
 	"github.com/siteops/siteops/render"
 	"github.com/siteops/siteops/sites"
@@ -104,7 +102,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	defer h.Stop()
 	fmt.Fprintln(stderr, "benchhub: preparing namespaces, Secrets and ClusterImageSets")
-	if err := prepare(ctx, h.Config(), fleet); err != nil {
+	if err := hubfleet.Prepare(ctx, h.Config(), fleet); err != nil {
 		return err
 	}
 	self, err := os.Executable()
@@ -133,48 +131,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 			float64(r.Sites)/r.ApplySec, r.Requests, float64(r.Requests)/float64(r.Sites), float64(r.Requests)/float64(r.Objects), rss, r.Held)
 	}
 	return tw.Flush()
-}
-
-// prepare renders the fleet and creates each site's prerequisites.
-func prepare(ctx context.Context, cfg *rest.Config, fleet string) error {
-	_, _, err := eachBundle(ctx, fleet, render.New(), 16, func(b *render.Bundle) error {
-		return hubtest.CreatePrerequisites(ctx, cfg, b, true)
-	})
-	return err
-}
-
-// eachBundle streams the fleet in dir through the renderer and calls fn
-// on every bundle, conc at a time. It returns the sites and objects seen
-// and the first error.
-func eachBundle(ctx context.Context, dir string, r *render.Renderer, conc int, fn func(*render.Bundle) error) (nSites, nObjects int, err error) {
-	sem := make(chan struct{}, conc)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var first error
-	err = sites.Stream(ctx, os.DirFS(dir), []string{"."}, func(s *sites.Site) any {
-		b, _ := r.Render(s)
-		return b
-	}, func(it sites.Item) error {
-		b, _ := it.Result.(*render.Bundle)
-		if b == nil {
-			return fmt.Errorf("a site does not render: %v", it.Problems)
-		}
-		nSites++
-		nObjects += len(b.Objects)
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if err := fn(b); err != nil {
-				mu.Lock()
-				first = errors.Join(first, err)
-				mu.Unlock()
-			}
-		}()
-		return nil
-	})
-	wg.Wait()
-	return nSites, nObjects, errors.Join(err, first)
 }
 
 // runChild applies the fleet with a new engine and reports the requests
@@ -208,7 +164,7 @@ func runChild(dir, kubeconfig string, qps float32, burst, conc int, stdout io.Wr
 	var res result
 	counting.Store(true)
 	start := time.Now()
-	res.Sites, res.Objects, err = eachBundle(ctx, dir, r, conc, func(b *render.Bundle) error {
+	res.Sites, res.Objects, err = hubfleet.EachBundle(ctx, dir, r, conc, func(b *render.Bundle) error {
 		return e.Apply(ctx, b, "bench")
 	})
 	res.ApplySec = time.Since(start).Seconds()

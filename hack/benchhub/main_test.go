@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/siteops/siteops/hack/fleetgen/gen"
+	"github.com/siteops/siteops/hack/internal/hubfleet"
 	"github.com/siteops/siteops/internal/hubtest"
 )
 
@@ -25,7 +26,7 @@ func TestRunChild(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if err := prepare(ctx, h.Config(), dir); err != nil {
+	if err := hubfleet.Prepare(ctx, h.Config(), dir); err != nil {
 		t.Fatal(err)
 	}
 	for i, want := range []func(r result) bool{

@@ -36,9 +36,8 @@ import (
 
 	"github.com/siteops/siteops/hack/fleetgen/gen"
 	"github.com/siteops/siteops/hack/internal/benchutil"
+	"github.com/siteops/siteops/hack/internal/hubfleet"
 	"github.com/siteops/siteops/internal/hubtest"
-	"github.com/siteops/siteops/render"
-	"github.com/siteops/siteops/sites"
 )
 
 func main() {
@@ -91,7 +90,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	defer h.Stop()
 	fmt.Fprintln(stderr, "benchhubsim: preparing namespaces, Secrets and ClusterImageSets")
-	if err := prepare(ctx, h.Config(), fleet); err != nil {
+	if err := hubfleet.Prepare(ctx, h.Config(), fleet); err != nil {
 		return err
 	}
 	before, err := requestTotal(ctx, h.Config())
@@ -146,22 +145,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.0f\t%.1f\t%s\t%s\t%s\t\n", *n, wall.Seconds(), float64(*n)/wall.Seconds(), reqs, reqs/float64(*n),
 		rss(runCmd.ProcessState), rss(simCmd.ProcessState), benchutil.MB(etcd))
 	return tw.Flush()
-}
-
-// prepare renders the fleet and creates each site's namespace,
-// Secrets and ClusterImageSet, as an operator prepares them.
-func prepare(ctx context.Context, cfg *rest.Config, fleet string) error {
-	r := render.New()
-	return sites.Stream(ctx, os.DirFS(fleet), []string{"."}, func(s *sites.Site) any {
-		b, _ := r.Render(s)
-		return b
-	}, func(it sites.Item) error {
-		b, _ := it.Result.(*render.Bundle)
-		if b == nil {
-			return fmt.Errorf("a site does not render: %v", it.Problems)
-		}
-		return hubtest.CreatePrerequisites(ctx, cfg, b, true)
-	})
 }
 
 // requestTotal sums the API server's apiserver_request_total counters.
