@@ -117,7 +117,9 @@ func DiscoveryIgnition(infraEnv *Object, nmStateConfigs []*Object) (*Discovery, 
 			return nil, fmt.Errorf("discovery ignition of InfraEnv %s/%s: %w", infraEnv.Namespace, infraEnv.Name, err)
 		}
 	}
-	if d.JSON, err = json.Marshal(d.Config); err != nil {
+	if b.override == "" {
+		d.JSON = builtConfigJSON(&d.Config)
+	} else if d.JSON, err = json.Marshal(d.Config); err != nil {
 		return nil, fmt.Errorf("discovery ignition of InfraEnv %s/%s: %w", infraEnv.Namespace, infraEnv.Name, err)
 	}
 	return d, nil

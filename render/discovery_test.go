@@ -475,3 +475,55 @@ func BenchmarkDiscoveryIgnition(b *testing.B) {
 		}
 	}
 }
+
+// TestDiscoveryJSONIsEncodingJSON checks that the served config is
+// json.Marshal of the config, byte for byte, for every option the
+// builder reads and for strings encoding/json escapes.
+func TestDiscoveryJSONIsEncodingJSON(t *testing.T) {
+	sel := map[string]any{"l": "a"}
+	withSel := func(spec map[string]any) map[string]any {
+		spec["nmStateConfigLabelSelector"] = map[string]any{"matchLabels": sel}
+		return spec
+	}
+	hosts := []*render.Object{
+		nmState("ns", "h0", sel, "192.0.2.10", "0a:00:00:00:00:01"),
+		nmState("ns", "h1", sel, "192.0.2.11", "0a:00:00:00:01:01", "0a:00:00:00:01:02"),
+	}
+	for _, tc := range []struct {
+		name string
+		spec map[string]any
+		nm   []*render.Object
+	}{
+		{name: "bare", spec: map[string]any{}},
+		{name: "static network", spec: withSel(map[string]any{}), nm: hosts},
+		{name: "every option", spec: withSel(map[string]any{
+			"sshAuthorizedKey":      "ssh-ed25519 AAAAone a@x\nssh-ed25519 AAAAtwo b@x\n",
+			"proxy":                 map[string]any{"httpProxy": "http://p.example.net:3128", "httpsProxy": "http://p.example.net:3129", "noProxy": "10.0.0.0/8,.example.net"},
+			"additionalNTPSources":  []any{"ntp1.example.net", "192.0.2.3"},
+			"additionalTrustBundle": "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
+		}), nm: hosts},
+		{name: "https proxy only", spec: map[string]any{"proxy": map[string]any{"httpsProxy": "http://p.example.net:3129"}}},
+		{name: "strings encoding/json escapes", spec: map[string]any{
+			"sshAuthorizedKey": "ssh-ed25519 <AAAA&one> \"a\"@x\\ \u2028 \x01 \xff",
+			"proxy":            map[string]any{"httpProxy": "http://u:p%40&<>@p.example.net", "noProxy": "a<b,\u2029c"},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := render.DiscoveryIgnition(infraEnv(tc.spec), tc.nm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := json.Marshal(d.Config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(d.JSON, want) {
+				i := 0
+				for i < len(want) && i < len(d.JSON) && want[i] == d.JSON[i] {
+					i++
+				}
+				t.Fatalf("JSON differs from json.Marshal at byte %d:\n got %.120q\nwant %.120q", i, d.JSON[i:], want[i:])
+			}
+		})
+	}
+}
