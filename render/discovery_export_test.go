@@ -12,3 +12,6 @@ func WriteIgnitionArchive(w io.Writer, d *Discovery) {
 	writeIgnitionCpio(zw, d.JSON)
 	zw.Close()
 }
+
+// QuoteJSON is the quoting of the discovery config's strings.
+func QuoteJSON(s string) string { return string(appendJSONString(nil, s)) }

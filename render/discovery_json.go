@@ -1,8 +1,9 @@
 package render
 
 import (
-	"encoding/json"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/coreos/ignition/v2/config/v3_2/types"
 )
@@ -12,8 +13,7 @@ import (
 // builder sets are written, and the empty structs encoding/json writes
 // despite omitempty (ignition.config, security, timeouts, a file's group
 // and its contents' verification) are written as constants. Without
-// reflection, and with the long constant scripts of every site escaped
-// once (jsonStrings), it costs a fraction of json.Marshal. A config from
+// reflection it costs less than json.Marshal. A config from
 // elsewhere goes through json.Marshal (DiscoveryIgnition).
 func builtConfigJSON(cfg *types.Config) []byte {
 	n := 256
@@ -147,26 +147,82 @@ func appendUnit(b []byte, u *types.Unit) []byte {
 	return append(b, '}')
 }
 
-// jsonStrings remembers the JSON of the long strings every discovery
-// config repeats: the template's scripts and units.
-var jsonStrings = newMemo[string, string](256)
-
-// minMemoJSON is the length from which a string's JSON is remembered:
-// escaping a shorter one costs less than looking it up.
-const minMemoJSON = 512
-
-// appendJSONString appends s as encoding/json writes it (HTML-safe
-// escaping included), which the served config's size depends on.
+// appendJSONString appends s quoted as encoding/json quotes it, which
+// the served config's size depends on: with <, > and & escaped for HTML,
+// control characters as their short escape or \u00XX, U+2028 and U+2029
+// escaped, and each byte of invalid UTF-8 as \ufffd.
 func appendJSONString(b []byte, s string) []byte {
 	if len(s) >= minMemoJSON && len(s) <= maxMemoText {
-		return append(b, jsonStrings.get(s, func() string { return string(marshalString(s)) })...)
+		return append(b, jsonStrings.get(s, func() string { return string(quoteJSON(nil, s)) })...)
 	}
-	return append(b, marshalString(s)...)
+	return quoteJSON(b, s)
 }
 
-func marshalString(s string) []byte {
-	j, _ := json.Marshal(s) // a string always encodes
-	return j
+// jsonStrings remembers the quoted form of the long strings every
+// discovery config repeats: the template's scripts and units.
+var jsonStrings = newMemo[string, string](256)
+
+// minMemoJSON is the length from which a quoted string is remembered:
+// quoting a shorter one costs less than looking it up.
+const minMemoJSON = 256
+
+// jsonPlain tells the ASCII bytes encoding/json copies as they are.
+var jsonPlain = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = !strings.ContainsRune(`"\<>&`, rune(c))
+	}
+	return t
+}()
+
+func quoteJSON(b []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	plain := 0 // s[plain:i] is copied as it is
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if jsonPlain[c] {
+				i++
+				continue
+			}
+			b = append(b, s[plain:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, `\b`...)
+			case '\f':
+				b = append(b, `\f`...)
+			case '\n':
+				b = append(b, `\n`...)
+			case '\r':
+				b = append(b, `\r`...)
+			case '\t':
+				b = append(b, `\t`...)
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			plain = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[plain:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[plain:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		plain = i
+	}
+	b = append(b, s[plain:]...)
+	return append(b, '"')
 }
 
 // appendList writes a non-empty list as the field key, as omitempty

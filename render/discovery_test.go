@@ -527,3 +527,34 @@ func TestDiscoveryJSONIsEncodingJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestQuoteJSONIsEncodingJSON checks the discovery config's string
+// quoting against encoding/json on every byte, the runes it escapes and
+// invalid UTF-8.
+func TestQuoteJSONIsEncodingJSON(t *testing.T) {
+	cases := []string{"", "plain text", "a\u2028b\u2029c\u2027", "é ✓ 😀", "\xff\xfe", "\xe2\x80", "a\xc3", "<script>&amp;</script>"}
+	for c := range 256 {
+		cases = append(cases, string([]byte{byte(c)}), "x"+string([]byte{byte(c)})+"y")
+	}
+	for _, s := range cases {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := render.QuoteJSON(s); got != string(want) {
+			t.Errorf("QuoteJSON(%q) = %s, json.Marshal gives %s", s, got, want)
+		}
+	}
+}
+
+// FuzzQuoteJSON compares the discovery config's string quoting with
+// encoding/json on any string.
+func FuzzQuoteJSON(f *testing.F) {
+	f.Add("a<b>&\"\\\n\x00\u2028\xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := render.QuoteJSON(s); got != string(want) {
+			t.Errorf("QuoteJSON(%q) = %s, json.Marshal gives %s", s, got, want)
+		}
+	})
+}
