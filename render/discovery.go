@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	v32 "github.com/coreos/ignition/v2/config/v3_2"
@@ -221,6 +222,10 @@ func (b *discoveryBuilder) build(hosts []staticHost) {
 		}
 	}
 	b.cfg.Passwd.Users = []types.PasswdUser{user}
+	// The lists' lengths are known: grown by append, they would be
+	// copied several times for every InfraEnv.
+	b.units = make([]types.Unit, 0, 7)
+	b.files = make([]types.File, 0, len(templateFiles)+len(staticNetworkFiles)+2*len(hosts)+3)
 
 	b.unit("agent.service", b.agentUnit())
 	b.unit("selinux.service", selinuxUnit)
@@ -339,9 +344,12 @@ func nmPolicy(doc string, itfs [][2]string) string {
 	b.WriteString("capture:\n")
 	replace := make([]string, 0, 2*len(itfs))
 	for j, itf := range itfs {
-		fmt.Fprintf(&b, "  iface%d: interfaces.mac-address == %q\n", j, strings.ToUpper(itf[1]))
+		n := strconv.Itoa(j)
+		b.WriteString("  iface" + n + ": interfaces.mac-address == ")
+		b.WriteString(strconv.Quote(strings.ToUpper(itf[1]))) // as %q writes it
+		b.WriteByte('\n')
 		if itf[0] != "" {
-			replace = append(replace, itf[0], fmt.Sprintf(`"{{ capture.iface%d.interfaces.0.name }}"`, j))
+			replace = append(replace, itf[0], `"{{ capture.iface`+n+`.interfaces.0.name }}"`)
 		}
 	}
 	b.WriteString("desiredState:\n")
