@@ -341,15 +341,23 @@ func (r *siteRender) manifestsConfigMap() error {
 		return r.fieldError("extraManifests", "%v", err)
 	}
 	build := func() (any, error) {
-		cm := &corev1.ConfigMap{
+		return &corev1.ConfigMap{
 			TypeMeta:   typeMeta("v1", KindConfigMap),
 			ObjectMeta: r.meta(KindConfigMap, c.ClusterName, c.ClusterName),
-			Data:       make(map[string]string, len(entries)),
+		}, nil
+	}
+	// The data goes straight into the content, as converting the typed
+	// ConfigMap's would give it (a string per key, no key when empty),
+	// without a typed map made and converted for every site.
+	complete := func(content map[string]any) {
+		if len(entries) == 0 {
+			return
 		}
+		data := make(map[string]any, len(entries))
 		for k, e := range entries {
-			cm.Data[k] = e.text
+			data[k] = e.text
 		}
-		return cm, nil
+		content["data"] = data
 	}
 	// An override's own data keys win over same-named manifests.
 	finish := func(content map[string]any) {
@@ -360,7 +368,7 @@ func (r *siteRender) manifestsConfigMap() error {
 			}
 		}
 	}
-	_, err = r.emitContent(KindConfigMap, -1, build, nil, finish)
+	_, err = r.emitContent(KindConfigMap, -1, build, complete, finish)
 	return err
 }
 
