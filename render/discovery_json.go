@@ -12,7 +12,8 @@ import (
 // discoveryBuilder made and no override changed: only the fields the
 // builder sets are written, and the empty structs encoding/json writes
 // despite omitempty (ignition.config, security, timeouts, a file's group
-// and its contents' verification) are written as constants. Without
+// and its contents' verification) are written as constants, in the
+// order of the fields of coreos/ignition config/v3_2/types/schema.go. Without
 // reflection it costs less than json.Marshal. A config from
 // elsewhere goes through json.Marshal (DiscoveryIgnition).
 func builtConfigJSON(cfg *types.Config) []byte {
