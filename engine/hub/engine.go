@@ -56,8 +56,11 @@ type site struct {
 	hash     string
 	// pending is the bundle to apply again when the site is held back
 	// (problem set, not deleting).
-	pending  *render.Bundle
-	problem  *problem
+	pending *render.Bundle
+	problem *problem
+	// borrowed are the Namespaces of the bundle made beforehand: objects
+	// of the site its status lists, though not siteops's.
+	borrowed []borrowed
 	deleting bool
 	events   []engine.Event
 	// The stall clock: the progress seen last, since when, and whether
@@ -66,6 +69,12 @@ type site struct {
 	progressAt  time.Time
 	stalled     bool
 	settled     bool
+}
+
+// borrowed is a Namespace of a bundle that siteops found made beforehand.
+type borrowed struct {
+	kind *kind
+	name string
 }
 
 // problem is why a site is held back, in the reason table's terms.

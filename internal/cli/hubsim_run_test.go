@@ -107,7 +107,7 @@ func TestRunEquivalenceOfEngines(t *testing.T) {
 	appendFile(t, filepath.Join(staged, "compact.yaml"), runEqWorker)
 	prepareHub(t, ctx, h, staged) // its BMC Secret, before siteops sees it
 	appendFile(t, filepath.Join(fleet, "compact.yaml"), runEqWorker)
-	settleBoth(t, emb, hb, func(docs map[string]*status.Document) string {
+	second := settleBoth(t, emb, hb, func(docs map[string]*status.Document) string {
 		return expectSites(docs, map[string]func(*status.Document) bool{
 			runEqSNO: installed,
 			runEqCompact: func(d *status.Document) bool {
@@ -117,14 +117,18 @@ func TestRunEquivalenceOfEngines(t *testing.T) {
 		})
 	})
 
+	if second[runEqCompact].Cluster.Percent != 100 {
+		t.Errorf("%s after its worker joined: cluster at %d%%", runEqCompact, second[runEqCompact].Cluster.Percent)
+	}
+
 	// The site with the failing host removed from the fleet: pruned.
 	if err := os.Remove(filepath.Join(fleet, "invalid.yaml")); err != nil {
 		t.Fatal(err)
 	}
 	settleBoth(t, emb, hb, func(docs map[string]*status.Document) string {
 		return expectSites(docs, map[string]func(*status.Document) bool{
-			runEqSNO:     func(d *status.Document) bool { return installed(d) && d.ObservedRevision != rev1 && d.Revision == rev1 },
-			runEqCompact: installed,
+			runEqSNO:     installed,
+			runEqCompact: func(d *status.Document) bool { return installed(d) && len(d.Hosts) == 4 },
 		})
 	})
 	emb.stop(t)
@@ -179,7 +183,7 @@ func startRunLoop(t *testing.T, name string, args ...string) *loopRun {
 			cancel()
 			<-r.code
 		}
-		if t.Failed() {
+		if t.Failed() || testing.Verbose() {
 			t.Logf("siteops run --engine %s:\n%s", r.name, r.stderr)
 		}
 	})
@@ -217,7 +221,9 @@ func (r *loopRun) documents() (map[string]*status.Document, error) {
 // returns the embedded engine's documents, or fails with the differences.
 func settleBoth(t *testing.T, emb, hb *loopRun, want func(map[string]*status.Document) string) map[string]*status.Document {
 	t.Helper()
-	deadline := time.Now().Add(runEqSettle)
+	start := time.Now()
+	defer func() { t.Logf("the loops agreed after %s", time.Since(start).Round(time.Millisecond)) }()
+	deadline := start.Add(runEqSettle)
 	var last string
 	for time.Now().Before(deadline) {
 		time.Sleep(200 * time.Millisecond)
