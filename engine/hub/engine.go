@@ -111,8 +111,9 @@ func New(ctx context.Context, cfg *rest.Config, opts ...Option) (*Engine, error)
 		cancel()
 		return nil, fmt.Errorf("hub %s: %w", cfg.Host, err)
 	}
-	e.wg.Add(1)
+	e.wg.Add(2)
 	go e.retryLoop()
+	go e.stallLoop()
 	return e, nil
 }
 
@@ -267,6 +268,37 @@ func (e *Engine) retryLoop() {
 				e.o.logger.Warn("apply retry failed", "site", b.Site, "error", err)
 			}
 		}
+	}
+}
+
+// stallLoop looks, every stall check interval, for sites whose time
+// bounds passed since they last moved.
+func (e *Engine) stallLoop() {
+	defer e.wg.Done()
+	t := time.NewTicker(stallCheckInterval(e.o.retryInterval, e.o.bounds))
+	defer t.Stop()
+	for {
+		select {
+		case <-e.ctx.Done():
+			return
+		case <-t.C:
+		}
 		e.checkStalls()
 	}
 }
+
+// stallCheckInterval is the retry interval, or a quarter of the shortest
+// bound when that is shorter: a bound is then seen to pass within a
+// quarter of its length.
+func stallCheckInterval(retry time.Duration, b engine.Bounds) time.Duration {
+	d := retry
+	for _, bound := range []time.Duration{b.StuckAfter, b.NoProgressAfter, b.SettleAfter} {
+		if bound > 0 {
+			d = min(d, bound/4)
+		}
+	}
+	return max(d, minStallCheckInterval)
+}
+
+// minStallCheckInterval keeps a tiny bound from making the checks spin.
+const minStallCheckInterval = 100 * time.Millisecond
