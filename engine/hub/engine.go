@@ -112,8 +112,10 @@ func New(ctx context.Context, cfg *rest.Config, opts ...Option) (*Engine, error)
 		return nil, fmt.Errorf("hub %s: %w", cfg.Host, err)
 	}
 	e.wg.Add(2)
-	go e.retryLoop()
-	go e.stallLoop()
+	// Sites held back are applied again every retry interval; the time
+	// bounds are checked at least as often.
+	go e.every(e.o.retryInterval, e.retryHeld)
+	go e.every(stallCheckInterval(e.o.retryInterval, e.o.bounds), e.checkStalls)
 	return e, nil
 }
 
@@ -242,10 +244,10 @@ func (e *Engine) onEvent(obj any) {
 	}
 }
 
-// retryLoop applies again, every retry interval, the sites held back.
-func (e *Engine) retryLoop() {
+// every runs fn every d until the engine closes.
+func (e *Engine) every(d time.Duration, fn func()) {
 	defer e.wg.Done()
-	t := time.NewTicker(e.o.retryInterval)
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
@@ -253,37 +255,26 @@ func (e *Engine) retryLoop() {
 			return
 		case <-t.C:
 		}
-		e.mu.Lock()
-		var todo []*render.Bundle
-		var revs []string
-		for _, s := range e.sites {
-			if s.pending != nil && !s.deleting {
-				todo = append(todo, s.pending)
-				revs = append(revs, s.revision)
-			}
-		}
-		e.mu.Unlock()
-		for i, b := range todo {
-			if err := e.Apply(e.ctx, b, revs[i]); err != nil && e.ctx.Err() == nil {
-				e.o.logger.Warn("apply retry failed", "site", b.Site, "error", err)
-			}
-		}
+		fn()
 	}
 }
 
-// stallLoop looks, every stall check interval, for sites whose time
-// bounds passed since they last moved.
-func (e *Engine) stallLoop() {
-	defer e.wg.Done()
-	t := time.NewTicker(stallCheckInterval(e.o.retryInterval, e.o.bounds))
-	defer t.Stop()
-	for {
-		select {
-		case <-e.ctx.Done():
-			return
-		case <-t.C:
+// retryHeld applies again the sites held back.
+func (e *Engine) retryHeld() {
+	e.mu.Lock()
+	var todo []*render.Bundle
+	var revs []string
+	for _, s := range e.sites {
+		if s.pending != nil && !s.deleting {
+			todo = append(todo, s.pending)
+			revs = append(revs, s.revision)
 		}
-		e.checkStalls()
+	}
+	e.mu.Unlock()
+	for i, b := range todo {
+		if err := e.Apply(e.ctx, b, revs[i]); err != nil && e.ctx.Err() == nil {
+			e.o.logger.Warn("apply retry failed", "site", b.Site, "error", err)
+		}
 	}
 }
 
