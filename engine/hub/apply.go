@@ -72,6 +72,9 @@ func (e *Engine) Apply(ctx context.Context, b *render.Bundle, revision string) e
 		e.hold(s, b, refused)
 		return nil
 	}
+	e.mu.Lock()
+	s.borrowed = borrowedNamespaces(objs)
+	e.mu.Unlock()
 	if e.upToDate(b.Site, objs, hash) {
 		e.release(s)
 		return nil
@@ -195,11 +198,8 @@ func (e *Engine) upToDate(site string, objs []*desiredObject, hash string) bool 
 	want := map[string]bool{}
 	for _, d := range objs {
 		cur := d.kind.get(d.src.Namespace, d.src.Name)
-		if cur == nil && d.src.Kind == render.KindNamespace {
-			// A namespace made beforehand is used as it is.
-			if m, cached := d.kind.taken("", d.src.Name); cached && m != nil && m.GetLabels()[LabelManagedBy] != ManagedByValue {
-				continue
-			}
+		if cur == nil && madeBeforehand(d) {
+			continue // used as it is
 		}
 		if cur == nil || cur.GetAnnotations()[AnnotationBundleHash] != hash || cur.GetLabels()[LabelSite] != site || cur.GetDeletionTimestamp() != nil {
 			return false
@@ -214,6 +214,28 @@ func (e *Engine) upToDate(site string, objs []*desiredObject, hash string) bool 
 		}
 	}
 	return true
+}
+
+// madeBeforehand reports whether d is a Namespace somebody else made (to
+// hold the Secrets): siteops uses it as it is and never changes or
+// deletes it.
+func madeBeforehand(d *desiredObject) bool {
+	if d.src.Kind != render.KindNamespace {
+		return false
+	}
+	m, cached := d.kind.taken("", d.src.Name)
+	return cached && m != nil && m.GetLabels()[LabelManagedBy] != ManagedByValue
+}
+
+// borrowedNamespaces are the bundle's Namespaces made beforehand.
+func borrowedNamespaces(objs []*desiredObject) []borrowed {
+	var out []borrowed
+	for _, d := range objs {
+		if madeBeforehand(d) {
+			out = append(out, borrowed{d.kind, d.src.Name})
+		}
+	}
+	return out
 }
 
 func objectKey(k *kind, namespace, name string) string {

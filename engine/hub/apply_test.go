@@ -128,7 +128,7 @@ func managers(u *unstructured.Unstructured) []string {
 // TestUnchangedBundleSendsNothing applies a site, then the same bundle
 // again, then the same bundle from a new engine (a restart): neither
 // sends a request, whether siteops made the site's namespace or found it
-// made beforehand.
+// made beforehand, and the status lists the namespace either way.
 func TestUnchangedBundleSendsNothing(t *testing.T) {
 	h := hubtest.Shared(t)
 	for _, tc := range []struct {
@@ -166,6 +166,15 @@ func TestUnchangedBundleSendsNothing(t *testing.T) {
 			}
 			if st.Revision != "rev2" {
 				t.Errorf("revision %q, want the one applied last", st.Revision)
+			}
+			// The namespace is an object of the site whoever made it, as
+			// in the embedded engine's status.
+			listed := false
+			for _, r := range st.Resources {
+				listed = listed || (r.Kind == render.KindNamespace && r.Name == tc.site)
+			}
+			if !listed {
+				t.Errorf("the status does not list the Namespace %s: %+v", tc.site, st.Resources)
 			}
 			sites, err := e2.Sites(ctx)
 			if err != nil {

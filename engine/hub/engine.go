@@ -56,8 +56,11 @@ type site struct {
 	hash     string
 	// pending is the bundle to apply again when the site is held back
 	// (problem set, not deleting).
-	pending  *render.Bundle
-	problem  *problem
+	pending *render.Bundle
+	problem *problem
+	// borrowed are the Namespaces of the bundle made beforehand: objects
+	// of the site its status lists, though not siteops's.
+	borrowed []borrowed
 	deleting bool
 	events   []engine.Event
 	// The stall clock: the progress seen last, since when, and whether
@@ -66,6 +69,12 @@ type site struct {
 	progressAt  time.Time
 	stalled     bool
 	settled     bool
+}
+
+// borrowed is a Namespace of a bundle that siteops found made beforehand.
+type borrowed struct {
+	kind *kind
+	name string
 }
 
 // problem is why a site is held back, in the reason table's terms.
@@ -102,8 +111,11 @@ func New(ctx context.Context, cfg *rest.Config, opts ...Option) (*Engine, error)
 		cancel()
 		return nil, fmt.Errorf("hub %s: %w", cfg.Host, err)
 	}
-	e.wg.Add(1)
-	go e.retryLoop()
+	e.wg.Add(2)
+	// Sites held back are applied again every retry interval; the time
+	// bounds are checked at least as often.
+	go e.every(e.o.retryInterval, e.retryHeld)
+	go e.every(stallCheckInterval(e.o.retryInterval, e.o.bounds), e.checkStalls)
 	return e, nil
 }
 
@@ -232,10 +244,10 @@ func (e *Engine) onEvent(obj any) {
 	}
 }
 
-// retryLoop applies again, every retry interval, the sites held back.
-func (e *Engine) retryLoop() {
+// every runs fn every d until the engine closes.
+func (e *Engine) every(d time.Duration, fn func()) {
 	defer e.wg.Done()
-	t := time.NewTicker(e.o.retryInterval)
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
@@ -243,21 +255,41 @@ func (e *Engine) retryLoop() {
 			return
 		case <-t.C:
 		}
-		e.mu.Lock()
-		var todo []*render.Bundle
-		var revs []string
-		for _, s := range e.sites {
-			if s.pending != nil && !s.deleting {
-				todo = append(todo, s.pending)
-				revs = append(revs, s.revision)
-			}
-		}
-		e.mu.Unlock()
-		for i, b := range todo {
-			if err := e.Apply(e.ctx, b, revs[i]); err != nil && e.ctx.Err() == nil {
-				e.o.logger.Warn("apply retry failed", "site", b.Site, "error", err)
-			}
-		}
-		e.checkStalls()
+		fn()
 	}
 }
+
+// retryHeld applies again the sites held back.
+func (e *Engine) retryHeld() {
+	e.mu.Lock()
+	var todo []*render.Bundle
+	var revs []string
+	for _, s := range e.sites {
+		if s.pending != nil && !s.deleting {
+			todo = append(todo, s.pending)
+			revs = append(revs, s.revision)
+		}
+	}
+	e.mu.Unlock()
+	for i, b := range todo {
+		if err := e.Apply(e.ctx, b, revs[i]); err != nil && e.ctx.Err() == nil {
+			e.o.logger.Warn("apply retry failed", "site", b.Site, "error", err)
+		}
+	}
+}
+
+// stallCheckInterval is the retry interval, or a quarter of the shortest
+// bound when that is shorter: a bound is then seen to pass within a
+// quarter of its length.
+func stallCheckInterval(retry time.Duration, b engine.Bounds) time.Duration {
+	d := retry
+	for _, bound := range []time.Duration{b.StuckAfter, b.NoProgressAfter, b.SettleAfter} {
+		if bound > 0 {
+			d = min(d, bound/4)
+		}
+	}
+	return max(d, minStallCheckInterval)
+}
+
+// minStallCheckInterval keeps a tiny bound from making the checks spin.
+const minStallCheckInterval = 100 * time.Millisecond

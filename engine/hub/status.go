@@ -26,9 +26,11 @@ func (e *Engine) Status(_ context.Context, name string) (engine.SiteStatus, erro
 		deleting bool
 		events   []engine.Event
 		pending  bool
+		borrowed []borrowed
 	)
 	if s != nil {
 		revision, deleting, pending = s.revision, s.deleting, s.pending != nil
+		borrowed = s.borrowed
 		events = append(events, s.events...)
 		if s.problem != nil {
 			cp := *s.problem
@@ -65,6 +67,13 @@ func (e *Engine) Status(_ context.Context, name string) (engine.SiteStatus, erro
 	st.Hosts, agents = e.hosts(infraEnvs, bmhs)
 	for _, a := range agents {
 		st.Resources = append(st.Resources, engine.ResourceStatus{Kind: KindAgent, Namespace: a.GetNamespace(), Name: a.GetName(), Conditions: conditions(a)})
+	}
+	// A namespace made beforehand is an object of the bundle too, while
+	// it is there and the site is.
+	for _, b := range borrowed {
+		if m, _ := b.kind.taken("", b.name); m != nil && !deleting {
+			st.Resources = append(st.Resources, engine.ResourceStatus{Kind: render.KindNamespace, Name: b.name})
+		}
 	}
 	engine.SortResources(st.Resources)
 	// The revision installed is the one the objects carry; a revision the

@@ -48,6 +48,7 @@ type runFlags struct {
 	webhookSecretFile          string
 	statusInterval             time.Duration
 	stuckAfter, noProgress     time.Duration
+	settleAfter                time.Duration
 	strict, allowRemote        bool
 	authorName, authorEmail    string
 	eng                        engineFlags
@@ -112,6 +113,7 @@ source could not be read; 2 usage error.`,
 	fl.StringVar(&f.approve, "approve", string(sim.ApproveAuto), "auto: approve agents that match a BareMetalHost by MAC; manual: leave it to the user")
 	fl.DurationVar(&f.stuckAfter, "stuck-after", engine.DefaultBounds.StuckAfter, "a site none of whose hosts registered this long (in the engine's time) needs attention (reason NotRegistering); 0: never")
 	fl.DurationVar(&f.noProgress, "no-progress-after", engine.DefaultBounds.NoProgressAfter, "an installation that made no progress this long (in the engine's time) needs attention (reason NoProgress); 0: never")
+	fl.DurationVar(&f.settleAfter, "settle-after", engine.DefaultBounds.SettleAfter, "a failing host or cluster validation needs attention (reason ValidationsFailing) once the site did not move this long (in the engine's time); 0: never")
 	fl.BoolVar(&f.prune, "prune", false, "delete, through the engine, sites removed from the repository (within the deletion budget)")
 	fl.StringArrayVar(&f.policies, "policy", nil, "directory of user policies (repeatable), as for check")
 	fl.StringVar(&f.namespace, "namespace", "main", "package of the user policies' rules")
@@ -180,8 +182,8 @@ func runRun(ctx context.Context, f *runFlags, stderr io.Writer) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	if f.stuckAfter < 0 || f.noProgress < 0 {
-		return usageError("--stuck-after and --no-progress-after take a duration such as 90m, or 0 to turn the bound off")
+	if f.stuckAfter < 0 || f.noProgress < 0 || f.settleAfter < 0 {
+		return usageError("--stuck-after, --no-progress-after and --settle-after take a duration such as 90m, or 0 to turn the bound off")
 	}
 	approve := sim.ApproveMode(f.approve)
 	if approve != sim.ApproveAuto && approve != sim.ApproveManual {

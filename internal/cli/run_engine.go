@@ -44,7 +44,7 @@ func (f *engineFlags) register(fl *pflag.FlagSet) {
 
 // openEngine starts the engine the flags name.
 func openEngine(ctx context.Context, f *runFlags, speed float64, approve sim.ApproveMode, log *slog.Logger) (engine.Engine, error) {
-	bounds := engine.Bounds{StuckAfter: offIfZero(f.stuckAfter), NoProgressAfter: offIfZero(f.noProgress)}
+	bounds := engine.Bounds{StuckAfter: offIfZero(f.stuckAfter), NoProgressAfter: offIfZero(f.noProgress), SettleAfter: offIfZero(f.settleAfter)}
 	switch f.eng.engine {
 	case engineSim:
 		return sim.New(ctx, sim.Options{StateDir: filepath.Join(f.stateDir, "engine"), Speed: speed, Approve: approve, Logger: log, Bounds: bounds})

@@ -131,6 +131,7 @@ func TestRunRefusesWrongFlagsAndASharedStateDir(t *testing.T) {
 		{"bad log format", []string{"--log-format", "xml"}, ExitUsage, "--log-format"},
 		{"bad log level", []string{"--log-level", "loud"}, ExitUsage, "--log-level"},
 		{"status dir without dir", []string{"--status-dir", "s"}, ExitUsage, "--status-dir"},
+		{"negative settle bound", []string{"--settle-after", "-1m"}, ExitUsage, "--settle-after"},
 		{"missing webhook secret", []string{"--webhook-secret-file", filepath.Join(state, "none")}, ExitUsage, "--webhook-secret-file"},
 		{"unknown branch", []string{"--repo", "file:///nonexistent/fleet.git", "--listen", ""}, ExitFailure, "fleet.git"},
 	}
