@@ -2,7 +2,6 @@ package source
 
 import (
 	"bytes"
-	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
@@ -405,7 +404,8 @@ func storeLoose(objectsDir string, o *rawObject) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	zw, _ := zlib.NewWriterLevel(tmp, packLevel)
+	zw := zlibWriter(tmp)
+	defer putZlib(zw)
 	_, err = fmt.Fprintf(zw, "%s %d\x00", o.typ, len(o.data))
 	if err == nil {
 		_, err = zw.Write(o.data)
