@@ -60,6 +60,8 @@ type Loop struct {
 	savedRevision string
 	stateBuf      []byte
 	stateNames    []string
+	// gens keeps the generators each kustomization file lists.
+	gens generatorCache
 }
 
 // fleetState is what the loop knows of the fleet as a whole.

@@ -152,7 +152,7 @@ func (ld *loader) kustomization(ctx context.Context, dir string) error {
 	err := ld.stream(ctx, view, []string{dir}, func(s *sites.Site) (string, string) {
 		g, ok := gens[s.BaseDir]
 		if !ok {
-			g.file, g.listed = generators(ld.fsys, s.BaseDir)
+			g.file, g.listed = ld.l.gens.generators(ld.fsys, s.BaseDir)
 			gens[s.BaseDir] = g
 		}
 		if g.listed[s.Source.File] {
@@ -196,7 +196,7 @@ type generatorList struct {
 // as the whole build reads them (relative paths against dir), without
 // reading the others.
 func (ld *loader) generated(ctx context.Context, dir string, files map[string]bool) error {
-	kfile, listed := generators(ld.fsys, dir)
+	kfile, listed := ld.l.gens.generators(ld.fsys, dir)
 	if kfile == "" {
 		return fmt.Errorf("reload %s: its kustomization is gone", dir)
 	}
