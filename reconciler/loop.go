@@ -52,11 +52,16 @@ type Loop struct {
 	notify  chan struct{}
 
 	// out holds the encoded documents, as last written; saved the state
-	// file as last written.
+	// file as last written. stateBuf and stateNames are saveState's
+	// buffers, kept from one pass to the next.
 	out           *writeback
 	published     time.Time // when watch last published the metrics
 	saved         []byte
 	savedRevision string
+	stateBuf      []byte
+	stateNames    []string
+	// gens keeps the generators each kustomization file lists.
+	gens generatorCache
 }
 
 // fleetState is what the loop knows of the fleet as a whole.

@@ -64,14 +64,6 @@ func (l *Loop) load(ctx context.Context, fsys fs.FS, w *work) (*loadResult, erro
 	ld := &loader{l: l, fsys: fsys, r: render.New(l.o.renderOpts...), seen: map[string]bool{},
 		res:    &loadResult{covered: map[string]bool{}, reads: map[string]map[string]struct{}{}},
 		byUnit: map[string][]string{}, byGenerated: map[string][]string{}}
-	for name, r := range l.ix.sites {
-		if r.unit != "" {
-			ld.byUnit[r.unit] = append(ld.byUnit[r.unit], name)
-		}
-		if r.generator != "" {
-			ld.byGenerated[r.source] = append(ld.byGenerated[r.source], name)
-		}
-	}
 	if w.full {
 		u := findUnits(fsys)
 		w.files, w.kustomizations, w.generated = map[string]bool{}, map[string]bool{}, nil
@@ -85,6 +77,7 @@ func (l *Loop) load(ctx context.Context, fsys fs.FS, w *work) (*loadResult, erro
 			ld.res.covered[name] = true
 		}
 	}
+	ld.indexSites(w)
 	if err := ld.files(ctx, slices.Sorted(maps.Keys(w.files))); err != nil {
 		return nil, err
 	}
@@ -99,6 +92,24 @@ func (l *Loop) load(ctx context.Context, fsys fs.FS, w *work) (*loadResult, erro
 		}
 	}
 	return ld.res, nil
+}
+
+// indexSites fills byUnit and byGenerated with the known sites of the
+// units and generator files w loads, and only those: a pass that loads
+// one site builds no index of the whole fleet.
+func (ld *loader) indexSites(w *work) {
+	generated := map[string]bool{}
+	for _, files := range w.generated {
+		maps.Copy(generated, files)
+	}
+	for name, r := range ld.l.ix.sites {
+		if r.unit != "" && (w.files[r.unit] || w.kustomizations[r.unit]) {
+			ld.byUnit[r.unit] = append(ld.byUnit[r.unit], name)
+		}
+		if r.generator != "" && generated[r.source] {
+			ld.byGenerated[r.source] = append(ld.byGenerated[r.source], name)
+		}
+	}
 }
 
 // files loads plain-file units. A file that is gone had sites that are
@@ -141,7 +152,7 @@ func (ld *loader) kustomization(ctx context.Context, dir string) error {
 	err := ld.stream(ctx, view, []string{dir}, func(s *sites.Site) (string, string) {
 		g, ok := gens[s.BaseDir]
 		if !ok {
-			g.file, g.listed = generators(ld.fsys, s.BaseDir)
+			g.file, g.listed = ld.l.gens.generators(ld.fsys, s.BaseDir)
 			gens[s.BaseDir] = g
 		}
 		if g.listed[s.Source.File] {
@@ -185,7 +196,7 @@ type generatorList struct {
 // as the whole build reads them (relative paths against dir), without
 // reading the others.
 func (ld *loader) generated(ctx context.Context, dir string, files map[string]bool) error {
-	kfile, listed := generators(ld.fsys, dir)
+	kfile, listed := ld.l.gens.generators(ld.fsys, dir)
 	if kfile == "" {
 		return fmt.Errorf("reload %s: its kustomization is gone", dir)
 	}

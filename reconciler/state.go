@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 )
 
 // The loop remembers, in its state directory, the hash and revision of
@@ -65,31 +67,85 @@ func (l *Loop) loadState() error {
 	return nil
 }
 
-// saveState writes the state file when it changed.
+// saveState writes the state file when it changed. It runs after every
+// pass, so it encodes into buffers it keeps rather than through a map of
+// the whole fleet: a one-site commit leaves no garbage the size of the
+// fleet behind.
 func (l *Loop) saveState() error {
 	if l.o.stateDir == "" {
 		return nil
 	}
 	l.mu.RLock()
-	st := savedState{Version: stateVersion, Revision: l.fleet.revision, Sites: map[string]savedSite{}}
+	names := l.stateNames[:0]
 	for name, r := range l.ix.sites {
 		if !r.deleting {
-			st.Sites[name] = savedSite{Hash: r.hash, Applied: r.applied, Observed: r.observed}
+			names = append(names, name)
 		}
 	}
+	slices.Sort(names)
+	data := appendState(l.stateBuf[:0], l.fleet.revision, names, l.ix.sites)
 	l.mu.RUnlock()
-	data, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
+	clear(names)
+	l.stateNames, l.stateBuf = names, data
 	if bytes.Equal(data, l.saved) {
 		return nil
 	}
 	if err := writeDurably(l.o.stateDir, stateFile, data); err != nil {
 		return fmt.Errorf("save the loop state: %w", err)
 	}
-	l.saved = data
+	// The buffers swap: the one written is kept to compare with, the
+	// other is encoded into next time.
+	l.saved, l.stateBuf = data, l.saved
 	return nil
+}
+
+// appendState appends the state file of the sites named (sorted) to buf:
+// the bytes json.Marshal gives for a savedState of them.
+func appendState(buf []byte, revision string, names []string, sites map[string]*record) []byte {
+	buf = append(buf, `{"version":`...)
+	buf = strconv.AppendInt(buf, stateVersion, 10)
+	buf = append(buf, `,"revision":`...)
+	buf = appendJSONString(buf, revision)
+	buf = append(buf, `,"sites":{`...)
+	for i, name := range names {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		r := sites[name]
+		buf = appendJSONString(buf, name)
+		buf = append(buf, ":{"...)
+		sep := false
+		for _, f := range [...]struct{ key, value string }{{"hash", r.hash}, {"applied", r.applied}, {"observed", r.observed}} {
+			if f.value == "" { // omitempty
+				continue
+			}
+			if sep {
+				buf = append(buf, ',')
+			}
+			sep = true
+			buf = append(buf, '"')
+			buf = append(buf, f.key...)
+			buf = append(buf, `":`...)
+			buf = appendJSONString(buf, f.value)
+		}
+		buf = append(buf, '}')
+	}
+	return append(buf, "}}"...)
+}
+
+// appendJSONString appends s as encoding/json writes it. Names and hashes
+// are plain ASCII, copied as they are; anything else goes through
+// encoding/json, so that its escapes stay the same.
+func appendJSONString(buf []byte, s string) []byte {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			quoted, _ := json.Marshal(s)
+			return append(buf, quoted...)
+		}
+	}
+	buf = append(buf, '"')
+	buf = append(buf, s...)
+	return append(buf, '"')
 }
 
 // writeDurably replaces a file through a synced temporary one, so that a

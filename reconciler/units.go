@@ -1,9 +1,11 @@
 package reconciler
 
 import (
+	"bytes"
 	"io/fs"
 	"path"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -89,13 +91,28 @@ func isKustomizationFile(p string) bool {
 	return false
 }
 
+// generatorCache keeps what each kustomization file lists under
+// generators, with the content it was read from. A generator layout's
+// kustomization lists every site of the fleet, and a pass that reloads
+// one of them reads the file again: parsing it again only when it
+// changed keeps a one-site commit from parsing a list of the whole fleet.
+type generatorCache struct {
+	mu     sync.Mutex
+	byFile map[string]cachedGenerators
+}
+
+type cachedGenerators struct {
+	data   []byte
+	listed map[string]bool
+}
+
 // generators returns the kustomization file of dir and the files its
 // generators: list names, as root-relative paths. The ZTP layout lists
 // SiteConfig files there; the loader reads each one itself, relative
 // paths inside it resolving against dir, so one of them can be reloaded
 // alone (reload.go). A directory without a kustomization, or with one
 // that does not parse, has none.
-func generators(fsys fs.FS, dir string) (file string, listed map[string]bool) {
+func (c *generatorCache) generators(fsys fs.FS, dir string) (file string, listed map[string]bool) {
 	file, ok := kustomize.IsKustomization(fsys, dir)
 	if !ok {
 		return "", nil
@@ -103,6 +120,11 @@ func generators(fsys fs.FS, dir string) (file string, listed map[string]bool) {
 	data, err := safefs.ReadFile(fsys, file, sites.DefaultMaxFileSize)
 	if err != nil {
 		return file, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if g, ok := c.byFile[file]; ok && bytes.Equal(g.data, data) {
+		return file, g.listed
 	}
 	var k struct {
 		Generators []string `yaml:"generators"`
@@ -116,6 +138,10 @@ func generators(fsys fs.FS, dir string) (file string, listed map[string]bool) {
 			listed[p] = true
 		}
 	}
+	if c.byFile == nil {
+		c.byFile = map[string]cachedGenerators{}
+	}
+	c.byFile[file] = cachedGenerators{data: data, listed: listed}
 	return file, listed
 }
 

@@ -2,7 +2,6 @@ package source
 
 import (
 	"bytes"
-	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
@@ -296,15 +295,13 @@ func knownObjects(s storer.EncodedObjectStorer, tree plumbing.Hash, known map[pl
 // of tree; zero when there is none.
 func subtree(s storer.EncodedObjectStorer, tree plumbing.Hash, dir []string) (plumbing.Hash, error) {
 	for _, name := range dir {
-		t, err := object.GetTree(s, tree)
+		data, err := readRawTree(s, tree)
 		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", tree, err)
+			return plumbing.ZeroHash, err
 		}
-		e, err := t.FindEntry(name)
-		if err != nil || e.Mode != filemode.Dir {
-			return plumbing.ZeroHash, nil
+		if tree, err = rawEntryDir(data, name); err != nil || tree.IsZero() {
+			return plumbing.ZeroHash, err
 		}
-		tree = e.Hash
 	}
 	return tree, nil
 }
@@ -313,19 +310,15 @@ func subtree(s storer.EncodedObjectStorer, tree plumbing.Hash, dir []string) (pl
 // to the tree sub, or removed when sub is zero, adding the trees it makes
 // to set; zero when the result is empty.
 func replaceTree(s storer.EncodedObjectStorer, tree plumbing.Hash, dir []string, sub plumbing.Hash, set *objectSet) (plumbing.Hash, error) {
-	var entries []object.TreeEntry
+	var data []byte
 	var child plumbing.Hash
 	if !tree.IsZero() {
-		t, err := object.GetTree(s, tree)
-		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", tree, err)
+		var err error
+		if data, err = readRawTree(s, tree); err != nil {
+			return plumbing.ZeroHash, err
 		}
-		for _, e := range t.Entries {
-			if e.Name != dir[0] {
-				entries = append(entries, e)
-			} else if e.Mode == filemode.Dir {
-				child = e.Hash
-			}
+		if child, err = rawEntryDir(data, dir[0]); err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", tree, err)
 		}
 	}
 	if len(dir) > 1 {
@@ -334,16 +327,14 @@ func replaceTree(s storer.EncodedObjectStorer, tree plumbing.Hash, dir []string,
 			return plumbing.ZeroHash, err
 		}
 	}
-	if !sub.IsZero() {
-		entries = append(entries, object.TreeEntry{Name: dir[0], Mode: filemode.Dir, Hash: sub})
+	out, err := spliceRawTree(data, dir[0], sub)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", tree, err)
 	}
-	if len(entries) == 0 {
+	if len(out) == 0 {
 		return plumbing.ZeroHash, nil
 	}
-	slices.SortFunc(entries, func(a, b object.TreeEntry) int {
-		return strings.Compare(gitKey(a.Name, a.Mode == filemode.Dir), gitKey(b.Name, b.Mode == filemode.Dir))
-	})
-	return set.add(newRawObject(plumbing.TreeObject, encodeTree(entries))), nil
+	return set.add(newRawObject(plumbing.TreeObject, out)), nil
 }
 
 // objectSet is a list of objects without repeats.
@@ -413,7 +404,8 @@ func storeLoose(objectsDir string, o *rawObject) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	zw, _ := zlib.NewWriterLevel(tmp, packLevel)
+	zw := zlibWriter(tmp)
+	defer putZlib(zw)
 	_, err = fmt.Fprintf(zw, "%s %d\x00", o.typ, len(o.data))
 	if err == nil {
 		_, err = zw.Write(o.data)

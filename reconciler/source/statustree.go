@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -287,6 +288,26 @@ func encodeCommit(c *object.Commit) (*rawObject, error) {
 // are pushed as they change, so speed matters more than a few bytes.
 const packLevel = zlib.BestSpeed
 
+// zlibWriters keeps compressors between writes: each holds about 1 MB of
+// tables, and a one-site status commit compresses half a dozen objects.
+var zlibWriters = sync.Pool{New: func() any {
+	zw, _ := zlib.NewWriterLevel(io.Discard, packLevel)
+	return zw
+}}
+
+// zlibWriter returns a compressor at packLevel writing to w; putZlib
+// gives it back once closed.
+func zlibWriter(w io.Writer) *zlib.Writer {
+	zw := zlibWriters.Get().(*zlib.Writer)
+	zw.Reset(w)
+	return zw
+}
+
+func putZlib(zw *zlib.Writer) {
+	zw.Reset(io.Discard) // forget the writer it wrote to
+	zlibWriters.Put(zw)
+}
+
 // writePack writes objs as a pack file (version 2, no deltas).
 func writePack(w io.Writer, objs []*rawObject) error {
 	h := sha1.New()
@@ -298,7 +319,8 @@ func writePack(w io.Writer, objs []*rawObject) error {
 	if _, err := out.Write(hdr[:]); err != nil {
 		return err
 	}
-	zw, _ := zlib.NewWriterLevel(out, packLevel)
+	zw := zlibWriter(out)
+	defer putZlib(zw)
 	var ohdr []byte
 	for _, o := range objs {
 		ohdr = appendObjectHeader(ohdr[:0], o.typ, len(o.data))
