@@ -77,10 +77,12 @@ func value(v reflect.Value) (any, error) {
 // valueOf is value for a valid v whose type's facts the caller has.
 func valueOf(v reflect.Value, info typeInfo) (any, error) {
 	t := v.Type()
-	if s, ok := timeString(v); ok {
-		return s, nil
-	}
 	if info.marshaler {
+		if info.time {
+			if s, ok := timeString(v); ok {
+				return s, nil
+			}
+		}
 		if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && v.IsNil() {
 			return nil, nil
 		}
@@ -262,6 +264,8 @@ type typeInfo struct {
 	marshaler, ptrMarshaler bool
 	// zeroer and ptrZeroer: the same for IsZero() bool.
 	zeroer, ptrZeroer bool
+	// time: the type is time.Time or a pointer to it (timeString).
+	time bool
 }
 
 var infos sync.Map // reflect.Type -> typeInfo
@@ -276,6 +280,7 @@ func infoOf(t reflect.Type) typeInfo {
 		ptrMarshaler: notPtr && reflect.PointerTo(t).Implements(marshalerType),
 		zeroer:       t.Implements(isZeroerType),
 		ptrZeroer:    reflect.PointerTo(t).Implements(isZeroerType),
+		time:         t == timeType || (!notPtr && t.Elem() == timeType),
 	}
 	infos.Store(t, i)
 	return i
@@ -316,7 +321,6 @@ func isEmpty(v reflect.Value) bool {
 	return false
 }
 
-// viaJSON converts a value that has its own JSON form.
 var timeType = reflect.TypeFor[time.Time]()
 
 // timeString converts a time.Time (or a pointer to one) as its
@@ -324,14 +328,11 @@ var timeType = reflect.TypeFor[time.Time]()
 // through JSON text: status documents hold a time per event. Years
 // MarshalJSON refuses are left to it, for its error.
 func timeString(v reflect.Value) (any, bool) {
-	if v.Kind() == reflect.Pointer && v.Type().Elem() == timeType {
+	if v.Kind() == reflect.Pointer {
 		if v.IsNil() {
 			return nil, true
 		}
 		v = v.Elem()
-	}
-	if v.Type() != timeType {
-		return nil, false
 	}
 	tm := v.Interface().(time.Time)
 	if y := tm.Year(); y < 0 || y > 9999 {
@@ -340,6 +341,7 @@ func timeString(v reflect.Value) (any, bool) {
 	return tm.Format(time.RFC3339Nano), true
 }
 
+// viaJSON converts a value that has its own JSON form.
 func viaJSON(v any) (any, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
