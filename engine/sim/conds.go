@@ -2,7 +2,6 @@ package sim
 
 import (
 	"slices"
-	"sort"
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/engine/assisted"
@@ -138,9 +137,8 @@ func equalResourceConds(a, b []resourceConds) bool {
 // sortResources puts objects in the order of status documents
 // (engine.CompareResources).
 func sortResources(rs []resourceConds) {
-	sort.SliceStable(rs, func(i, j int) bool {
-		a, b := rs[i], rs[j]
-		return engine.CompareResources(a.Kind, a.Namespace, a.Name, b.Kind, b.Namespace, b.Name) < 0
+	slices.SortStableFunc(rs, func(a, b resourceConds) int {
+		return engine.CompareResources(a.Kind, a.Namespace, a.Name, b.Kind, b.Namespace, b.Name)
 	})
 }
 
