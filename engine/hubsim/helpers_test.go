@@ -27,7 +27,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/siteops/siteops/engine/hubsim"
-	"github.com/siteops/siteops/engine/sim"
+	"github.com/siteops/siteops/engine/hubsim/hubsimtest"
 	"github.com/siteops/siteops/internal/hubtest"
 	"github.com/siteops/siteops/render"
 )
@@ -108,24 +108,7 @@ func startSim(t testing.TB, cfg *rest.Config, test string, opts ...hubsim.Option
 // a namespace of the test's.
 func startSimOf(t testing.TB, cfg *rest.Config, test string, sel labels.Selector, opts ...hubsim.Option) *hubsim.Simulator {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	base := []hubsim.Option{hubsim.WithSpeed(sim.SpeedMax), hubsim.WithNamespaceSelector(sel),
-		hubsim.WithStateNamespace("hubsim-state-" + test), hubsim.WithNamespaceFinalizer(true),
-		hubsim.WithLogger(slog.New(slog.NewTextHandler(testLog{t}, nil)))}
-	s, err := hubsim.New(ctx, cfg, append(base, opts...)...)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("hub-sim: %v", err)
-		}
-	})
-	return s
+	return hubsimtest.Start(t, cfg, test, sel, slog.LevelInfo, testTimeout, opts...)
 }
 
 // applyWithClient creates a bundle's objects with the Kubernetes client
@@ -208,12 +191,4 @@ func condTypes(u *unstructured.Unstructured) (map[string]string, string) {
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
-}
-
-// testLog sends the simulator's log to the test's.
-type testLog struct{ t testing.TB }
-
-func (l testLog) Write(p []byte) (int, error) {
-	l.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
 }

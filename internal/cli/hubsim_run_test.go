@@ -21,8 +21,7 @@ import (
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/engine/hub"
-	"github.com/siteops/siteops/engine/hubsim"
-	"github.com/siteops/siteops/engine/sim"
+	"github.com/siteops/siteops/engine/hubsim/hubsimtest"
 	"github.com/siteops/siteops/internal/hubtest"
 	"github.com/siteops/siteops/reconciler/status"
 )
@@ -140,23 +139,7 @@ func TestRunEquivalenceOfEngines(t *testing.T) {
 // test ends.
 func startRunEqSimulator(t *testing.T, h *hubtest.Hub) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runEqTimeout)
-	log := slog.New(slog.NewTextHandler(testLogWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	s, err := hubsim.New(ctx, h.Config(), hubsim.WithSpeed(sim.SpeedMax),
-		hubsim.WithNamespaceSelector(labels.SelectorFromSet(labels.Set{hub.LabelInstance: runEqInstance})),
-		hubsim.WithStateNamespace("hubsim-state-"+runEqInstance), hubsim.WithNamespaceFinalizer(true), hubsim.WithLogger(log))
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("hub-sim: %v", err)
-		}
-	})
+	hubsimtest.Start(t, h.Config(), runEqInstance, labels.SelectorFromSet(labels.Set{hub.LabelInstance: runEqInstance}), slog.LevelWarn, runEqTimeout)
 }
 
 // loopRun is one `siteops run` in-process, its status directory its own.
@@ -386,12 +369,4 @@ func appendFile(t *testing.T, path, text string) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// testLogWriter sends a log to the test's.
-type testLogWriter struct{ t testing.TB }
-
-func (w testLogWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
 }
