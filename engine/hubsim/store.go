@@ -104,15 +104,17 @@ func (s *cmStore) Load() ([]sim.SiteRecord, time.Time, error) {
 		if site == "" {
 			continue
 		}
+		// A damaged ConfigMap is reported by the engine and its site
+		// simulated again; the others resume.
 		r := sim.SiteRecord{Name: site}
 		if r.State, err = gunzip(cm.BinaryData[keyState]); err != nil {
-			return nil, clock, fmt.Errorf("ConfigMap %s/%s (site %s) %s: %w", s.ns, cm.Name, site, keyState, err)
-		}
-		if b := cm.BinaryData[keyDesired]; b != nil {
+			r.Unreadable = fmt.Errorf("ConfigMap %s/%s, key %s: %w", s.ns, cm.Name, keyState, err)
+		} else if b := cm.BinaryData[keyDesired]; b != nil {
 			if r.Desired, err = gunzip(b); err != nil {
-				return nil, clock, fmt.Errorf("ConfigMap %s/%s (site %s) %s: %w", s.ns, cm.Name, site, keyDesired, err)
+				r.Unreadable = fmt.Errorf("ConfigMap %s/%s, key %s: %w", s.ns, cm.Name, keyDesired, err)
+			} else {
+				s.desired[site] = r.Desired
 			}
-			s.desired[site] = r.Desired
 		}
 		out = append(out, r)
 	}

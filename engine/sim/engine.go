@@ -102,10 +102,14 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 			return nil, err
 		}
 		e.store = st
-		states, clock, err := st.load()
+		states, clock, unreadable, err := st.load()
 		if err != nil {
 			st.close()
 			return nil, fmt.Errorf("load %s: %w", where, err)
+		}
+		for _, err := range unreadable {
+			opts.Logger.Error("a site's saved state cannot be read: the site starts again from its next bundle, the others resume",
+				"store", where, "error", err)
 		}
 		if !clock.IsZero() {
 			e.now = clock.UTC()

@@ -1,9 +1,12 @@
 package sim
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -143,4 +146,48 @@ func TestObjectsMatchStatus(t *testing.T) {
 		_, err := e.Objects(context.Background(), "ob")
 		return errors.Is(err, engine.ErrNotFound)
 	})
+}
+
+// A site whose saved state cannot be read is left out and logged; the
+// other sites resume, and the damaged one starts again from its bundle.
+func TestUnreadableSiteDoesNotStopTheOthers(t *testing.T) {
+	ms := &memStore{}
+	e, err := New(context.Background(), Options{Store: ms, Stepped: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, e, newSite("good", 1, 0).bundle(), "r1")
+	bad := newSite("bad", 1, 0)
+	apply(t, e, bad.bundle(), "r1")
+	runUntil(t, e, 30*time.Second, 3*time.Hour, func() bool { return status(t, e, "good").Phase == engine.PhaseInstalled })
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, damage := range []func(r *SiteRecord){
+		func(r *SiteRecord) { r.State = []byte("{not json") },
+		func(r *SiteRecord) { r.Unreadable = errors.New("ConfigMap x/y: gzip: invalid header") },
+	} {
+		r := ms.sites["bad"]
+		damage(&r)
+		ms.sites["bad"] = r
+		var logs bytes.Buffer
+		e2, err := New(context.Background(), Options{Store: ms, Stepped: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		if err != nil {
+			t.Fatalf("one damaged site stopped the engine: %v", err)
+		}
+		if got := status(t, e2, "good").Phase; got != engine.PhaseInstalled {
+			t.Errorf("the intact site resumed as %s, want Installed", got)
+		}
+		if _, err := e2.Status(context.Background(), "bad"); !errors.Is(err, engine.ErrNotFound) {
+			t.Errorf("the damaged site: %v, want not found until its bundle comes again", err)
+		}
+		if !strings.Contains(logs.String(), "site bad") || !strings.Contains(logs.String(), "starts again from its next bundle") {
+			t.Errorf("the log does not name the damaged site and what happens to it:\n%s", logs.String())
+		}
+		apply(t, e2, bad.bundle(), "r2")
+		runUntil(t, e2, 30*time.Second, 3*time.Hour, func() bool { return status(t, e2, "bad").Phase == engine.PhaseInstalled })
+		if err := e2.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

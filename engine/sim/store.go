@@ -37,6 +37,10 @@ type SiteRecord struct {
 	Desired []byte
 	State   []byte
 	Delete  bool
+	// Unreadable, from a Load, says why the site's stored record could
+	// not be read; the engine then starts the site again from its next
+	// bundle, and the other sites resume.
+	Unreadable error
 }
 
 // siteWrite is one site's part of a commit.
@@ -63,21 +67,28 @@ func (s *store) write(sites []siteWrite, clock time.Time) error { return s.s.Wri
 
 func (s *store) close() error { return s.s.Close() }
 
-// load decodes every site of the store, and the clock.
-func (s *store) load() (map[string]*siteState, time.Time, error) {
+// load decodes every site of the store, and the clock. A site whose
+// record cannot be read is left out, its reason in unreadable: one
+// damaged record must not keep every other site from resuming.
+func (s *store) load() (sites map[string]*siteState, clock time.Time, unreadable []error, err error) {
 	recs, clock, err := s.s.Load()
 	if err != nil {
-		return nil, clock, err
+		return nil, clock, nil, err
 	}
-	sites := make(map[string]*siteState, len(recs))
+	sites = make(map[string]*siteState, len(recs))
 	for _, r := range recs {
+		if r.Unreadable != nil {
+			unreadable = append(unreadable, fmt.Errorf("site %s: %w", r.Name, r.Unreadable))
+			continue
+		}
 		st, err := decodeSite(r)
 		if err != nil {
-			return nil, clock, err
+			unreadable = append(unreadable, err)
+			continue
 		}
 		sites[r.Name] = st
 	}
-	return sites, clock, nil
+	return sites, clock, unreadable, nil
 }
 
 // decodeSite reads one stored site.
