@@ -10,7 +10,8 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
-	"k8s.io/client-go/util/flowcontrol"
+
+	"github.com/siteops/siteops/internal/kubeclient"
 )
 
 // clients are the engine's and the dry runner's ways to the hub.
@@ -27,14 +28,7 @@ func newClients(cfg *rest.Config, opts []Option) (options, clients, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	cfg = rest.CopyConfig(cfg)
-	cfg.QPS, cfg.Burst = o.qps, o.burst
-	// One bucket for every client, so that the limit is the process's.
-	cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(o.qps, o.burst)
-	if cfg.UserAgent == "" {
-		cfg.UserAgent = "siteops"
-	}
-	cfg.WarningHandler = warningLogger{o.logger}
+	cfg = kubeclient.Config(cfg, o.qps, o.burst, "siteops", o.logger)
 	var c clients
 	var err error
 	if c.dyn, err = dynamic.NewForConfig(cfg); err != nil {

@@ -3,7 +3,6 @@ package hub
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"sort"
 	"strings"
 	"sync"
@@ -156,14 +155,6 @@ func (e *Engine) Sites(context.Context) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-// warningLogger logs the API server's warnings (such as unknown formats
-// in a CRD schema) at debug level instead of printing them.
-type warningLogger struct{ log *slog.Logger }
-
-func (w warningLogger) HandleWarningHeader(code int, agent, text string) {
-	w.log.Debug("hub warning", "code", code, "agent", agent, "text", text)
 }
 
 // site returns the engine's record of a site, making it on first use.

@@ -19,11 +19,12 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/flowcontrol"
+
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/engine/sim"
+	"github.com/siteops/siteops/internal/kubeclient"
 	"github.com/siteops/siteops/internal/kuberetry"
 )
 
@@ -82,13 +83,7 @@ func New(ctx context.Context, cfg *rest.Config, opts ...Option) (*Simulator, err
 		written: map[string]string{},
 		tombs:   map[string]bool{},
 	}
-	cfg = rest.CopyConfig(cfg)
-	cfg.QPS, cfg.Burst = o.qps, o.burst
-	cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(o.qps, o.burst)
-	if cfg.UserAgent == "" {
-		cfg.UserAgent = "siteops-hub-sim"
-	}
-	cfg.WarningHandler = warningLogger{o.logger}
+	cfg = kubeclient.Config(cfg, o.qps, o.burst, "siteops-hub-sim", o.logger)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countingTransport{rt, &s.requests} })
 	var err error
 	if s.dyn, err = dynamic.NewForConfig(cfg); err != nil {
@@ -283,12 +278,4 @@ type countingTransport struct {
 func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	t.n.Add(1)
 	return t.rt.RoundTrip(r)
-}
-
-// warningLogger logs the API server's warnings at debug level instead of
-// printing them.
-type warningLogger struct{ log *slog.Logger }
-
-func (w warningLogger) HandleWarningHeader(code int, agent, text string) {
-	w.log.Debug("hub warning", "code", code, "agent", agent, "text", text)
 }
