@@ -379,7 +379,7 @@ func (l *loader) collectKustomization(dir string) bool {
 func (l *loader) addBuilt(dir, file string, docs []kustomize.Document) {
 	for _, d := range docs {
 		if d.Kind == "Secret" && d.APIVersion == "v1" {
-			RegisterSecret(d.Data)
+			registerSecret(d.Data)
 		}
 		if !IsSiteKind(d.APIVersion, d.Kind) {
 			continue

@@ -14,12 +14,12 @@ import (
 // hiding would cut out of every document, and protects nothing.
 var notSecret = map[string]bool{"username": true, "user": true}
 
-// RegisterSecret hands the values of a Secret a kustomize build produced
+// registerSecret hands the values of a Secret a kustomize build produced
 // (a Secret among the resources beside the sites, or a secretGenerator's)
 // to the redactor, so that no output, status file or log line can carry
 // them, wherever else in the fleet they are copied. The Secret itself is
 // never a site and is dropped.
-func RegisterSecret(data []byte) {
+func registerSecret(data []byte) {
 	var s secretData
 	if yaml.Unmarshal(data, &s) != nil {
 		return
@@ -40,7 +40,7 @@ func isSecret(body *yamlv3.Node) bool {
 	return k != nil && k.Value == "Secret" && av != nil && av.Value == "v1"
 }
 
-// registerSecretNode is RegisterSecret for a decoded document.
+// registerSecretNode is registerSecret for a decoded document.
 func registerSecretNode(body *yamlv3.Node) {
 	var s secretData
 	if body.Decode(&s) == nil {

@@ -14,7 +14,7 @@ import (
 // word, is not, or every "root" of every document would be cut out.
 func TestRegisterSecretHidesPasswordsNotUsernames(t *testing.T) {
 	pw := "Pw-for-secrets-test-7731"
-	RegisterSecret([]byte("apiVersion: v1\nkind: Secret\ndata:\n  username: " + base64.StdEncoding.EncodeToString([]byte("root")) +
+	registerSecret([]byte("apiVersion: v1\nkind: Secret\ndata:\n  username: " + base64.StdEncoding.EncodeToString([]byte("root")) +
 		"\n  password: " + base64.StdEncoding.EncodeToString([]byte(pw)) + "\n"))
 	got := redact.Text("rootDeviceHints: {deviceName: /dev/sda}; password " + pw)
 	if strings.Contains(got, pw) {

@@ -50,15 +50,6 @@ func runRenderKRM(cmd *cobra.Command, f *renderFlags, args []string, stdout, std
 			results = append(results, krmResult(p, origins[p.Pos.File]))
 		}
 	}
-	// A Secret among the items is passed through as it is, and its values
-	// are hidden wherever a site copies them.
-	for _, it := range passThrough {
-		if it.APIVersion == "v1" && it.Kind == "Secret" {
-			if data, err := it.YAML(); err == nil {
-				sites.RegisterSecret(data)
-			}
-		}
-	}
 	r := render.New(fleet.renderOpts...)
 	if err := r.CheckDefaultManifests(); err != nil {
 		fmt.Fprintf(stderr, "--extra-manifests-dir %s: %v\n", f.manifestsDir, err)
@@ -113,6 +104,14 @@ func krmSiteDocuments(in *krm.Input, origin func(*krm.Item) (krm.Origin, bool)) 
 	for _, it := range in.Items {
 		if !sites.IsSiteKind(it.APIVersion, it.Kind) {
 			rest = append(rest, it)
+			// A Secret is passed through as it is, and read as a Secret
+			// beside the sites is, so that its values are hidden
+			// wherever a site copies them.
+			if it.APIVersion == "v1" && it.Kind == "Secret" {
+				if err := add(it); err != nil {
+					return nil, nil, nil, err
+				}
+			}
 			continue
 		}
 		if err := add(it); err != nil {
