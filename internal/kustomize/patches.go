@@ -85,7 +85,7 @@ func (b *builder) smPatchTransformer(l *nativeLoader, p types.Patch) *smPatchTra
 	if !ok {
 		return nil
 	}
-	patches, err := b.rf.SliceFromBytes([]byte(text))
+	patches, err := b.sliceFromBytes([]byte(text))
 	if err != nil || len(patches) == 0 || (p.Target != nil && len(patches) > 1) {
 		return nil
 	}

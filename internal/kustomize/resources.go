@@ -124,7 +124,7 @@ func (b *builder) parseFile(p string) (*parsedFile, error) {
 		if err != nil {
 			return nil, err
 		}
-		rs, err := b.rf.SliceFromBytes(data)
+		rs, err := b.sliceFromBytes(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
