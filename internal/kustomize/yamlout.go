@@ -23,7 +23,7 @@ import (
 func krustyYAML(r *resource.Resource) ([]byte, error) {
 	if v, ok := jsonValue(r.RNode.YNode()); ok {
 		if m, isMap := v.(map[string]any); isMap {
-			return yamlv2.Marshal(m)
+			return marshalV2(m)
 		}
 	}
 	return r.AsYAML()
