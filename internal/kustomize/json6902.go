@@ -44,6 +44,14 @@ var errJSONFallback = errors.New("left to kustomize")
 // json6902 leaves to kustomize. YAML is read with yaml/v2 directly and its
 // values converted as YAMLToJSON and encoding/json would.
 func parseJSONPatch(text string) []jsonOp {
+	if ops, ok := scanJSONPatch(text); ok {
+		return ops
+	}
+	return readJSONPatch(text)
+}
+
+// readJSONPatch is parseJSONPatch with a JSON or YAML parser.
+func readJSONPatch(text string) []jsonOp {
 	var raw []any
 	if strings.HasPrefix(text, "[") {
 		if json.Unmarshal([]byte(text), &raw) != nil {
@@ -71,29 +79,130 @@ func parseJSONPatch(text string) []jsonOp {
 		if !ok {
 			return nil
 		}
-		var o jsonOp
-		p, okPath := m["path"].(string)
-		if o.op, ok = m["op"].(string); !ok || !okPath {
+		o, ok := makeJSONOp(m)
+		if !ok {
 			return nil
-		}
-		switch o.op {
-		case "add", "replace":
-			if o.value, ok = m["value"]; !ok {
-				return nil
-			}
-		case "remove":
-		default:
-			return nil
-		}
-		if !strings.HasPrefix(p, "/") {
-			return nil
-		}
-		for _, tok := range strings.Split(p[1:], "/") {
-			o.path = append(o.path, rfc6901.Replace(tok))
 		}
 		ops = append(ops, o)
 	}
 	return ops
+}
+
+// makeJSONOp reads one operation of a patch; false when json6902 leaves
+// it to kustomize.
+func makeJSONOp(m map[string]any) (jsonOp, bool) {
+	var o jsonOp
+	p, okPath := m["path"].(string)
+	op, okOp := m["op"].(string)
+	if !okOp || !okPath || !strings.HasPrefix(p, "/") {
+		return o, false
+	}
+	o.op = op
+	switch op {
+	case "add", "replace":
+		var ok bool
+		if o.value, ok = m["value"]; !ok {
+			return o, false
+		}
+	case "remove":
+	default:
+		return o, false
+	}
+	for _, tok := range strings.Split(p[1:], "/") {
+		o.path = append(o.path, rfc6901.Replace(tok))
+	}
+	return o, true
+}
+
+// scanJSONPatch reads the common form of a patch in YAML without a YAML
+// parser: a block sequence of mappings, one "key: value" a line, each
+// value a string yaml/v2 surely reads as the text itself (a plain scalar
+// v2Plain accepts or a path, or a double-quoted one without escapes).
+// ok is false for anything else, which the YAML reader reads.
+func scanJSONPatch(text string) (ops []jsonOp, ok bool) {
+	var item map[string]any
+	flush := func() bool {
+		if item == nil {
+			return true
+		}
+		o, ok := makeJSONOp(item)
+		ops = append(ops, o)
+		return ok
+	}
+	for line := range strings.Lines(text) {
+		line = strings.TrimSuffix(line, "\n")
+		var entry string
+		switch {
+		case strings.HasPrefix(line, "- "):
+			if !flush() {
+				return nil, false
+			}
+			item, entry = map[string]any{}, line[2:]
+		case strings.HasPrefix(line, "  ") && item != nil:
+			entry = line[2:]
+		default:
+			return nil, false
+		}
+		k, v, found := strings.Cut(entry, ": ")
+		if !found || !isAlnumText(k) {
+			return nil, false
+		}
+		if _, dup := item[k]; dup {
+			return nil, false
+		}
+		s, ok := scannedString(v)
+		if !ok {
+			return nil, false
+		}
+		item[k] = s
+	}
+	if !flush() || len(ops) == 0 {
+		return nil, false
+	}
+	return ops, true
+}
+
+// scannedString is the string a one-line scalar reads as, when it surely
+// is one.
+func scannedString(v string) (string, bool) {
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		inner := v[1 : len(v)-1]
+		if strings.ContainsAny(inner, "\"\\") || !isASCIIPrintable(inner) {
+			return "", false
+		}
+		return inner, true
+	}
+	if v2Plain(v) {
+		return v, true
+	}
+	if strings.HasPrefix(v, "/") {
+		// A path: '/' starts no YAML token, and these characters end none.
+		for i := 1; i < len(v); i++ {
+			if !isAlnum(v[i]) && !strings.ContainsRune("-._/~", rune(v[i])) {
+				return "", false
+			}
+		}
+		return v, true
+	}
+	return "", false
+}
+
+func isAlnumText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isAlnum(s[i]) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func isASCIIPrintable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // yamlJSON converts a value read by yaml/v2 into what encoding/json

@@ -1,6 +1,7 @@
 package kustomize
 
 import (
+	"reflect"
 	"testing"
 
 	"sigs.k8s.io/kustomize/api/filters/patchjson6902"
@@ -105,6 +106,49 @@ spec:
 			wj, _ := theirs.MarshalJSON()
 			if string(gj) != string(wj) {
 				t.Errorf("JSON differs:\n%s\n%s", gj, wj)
+			}
+		})
+	}
+}
+
+// TestScanJSONPatch holds the patch scanner to the YAML reader: the same
+// operations for what it reads, the reader for anything else.
+func TestScanJSONPatch(t *testing.T) {
+	tests := []struct {
+		name, text string
+		scanned    bool
+	}{
+		{"fleetgen's form", "- op: replace\n  path: /metadata/name\n  value: ha-000002\n- op: replace\n  path: /spec/nodes/0/bootMACAddress\n" +
+			"  value: \"02:9e:00:00:01:00\"\n- op: replace\n  path: /spec/nodes/0/nodeLabels/topology.kubernetes.io~1zone\n  value: region-00001-a\n" +
+			"- op: replace\n  path: /spec/apiVIPs/0\n  value: 10.0.0.18\n- op: remove\n  path: /spec/x\n", true},
+		{"keys in another order, no final newline", "- path: /a\n  value: b\n  op: add", true},
+		{"URL value", "- op: add\n  path: /a\n  value: redfish-virtualmedia+https://100.64.0.9/redfish/v1/Systems/1\n", true},
+		{"number", "- op: add\n  path: /a\n  value: 12\n", false},
+		{"boolean word", "- op: add\n  path: /a\n  value: yes\n", false},
+		{"quoted word", "- op: add\n  path: /a\n  value: \"yes\"\n", true},
+		{"escape in quotes", "- op: add\n  path: /a\n  value: \"a\\tb\"\n", false},
+		{"single quotes", "- op: add\n  path: /a\n  value: 'x'\n", false},
+		{"comment", "# c\n- op: add\n  path: /a\n  value: x\n", false},
+		{"trailing comment", "- op: add\n  path: /a\n  value: x # c\n", false},
+		{"nested value", "- op: add\n  path: /a\n  value:\n    k: v\n", false},
+		{"flow value", "- op: add\n  path: /a\n  value: {k: v}\n", false},
+		{"repeated key", "- op: add\n  path: /a\n  value: x\n  value: y\n", false},
+		{"path with a colon", "- op: add\n  path: /a:b\n  value: x\n", false},
+		{"test operation", "- op: test\n  path: /a\n  value: x\n", false},
+		{"indented list", "  - op: add\n    path: /a\n    value: x\n", false},
+		{"CRLF", "- op: add\r\n  path: /a\r\n  value: x\r\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ops, ok := scanJSONPatch(tt.text)
+			if ok != tt.scanned {
+				t.Fatalf("scanned: %t, want %t", ok, tt.scanned)
+			}
+			if !ok {
+				return
+			}
+			if want := readJSONPatch(tt.text); !reflect.DeepEqual(ops, want) {
+				t.Errorf("scanned %#v\nread %#v", ops, want)
 			}
 		})
 	}
