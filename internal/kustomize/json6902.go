@@ -32,6 +32,7 @@ import (
 type jsonOp struct {
 	op    string
 	path  []string // decoded reference tokens, after the leading "/"
+	from  []string // of move and copy
 	value any      // as encoding/json decodes it
 }
 
@@ -91,27 +92,41 @@ func readJSONPatch(text string) []jsonOp {
 // makeJSONOp reads one operation of a patch; false when json6902 leaves
 // it to kustomize.
 func makeJSONOp(m map[string]any) (jsonOp, bool) {
-	var o jsonOp
-	p, okPath := m["path"].(string)
-	op, okOp := m["op"].(string)
-	if !okOp || !okPath || !strings.HasPrefix(p, "/") {
+	o := jsonOp{}
+	var ok bool
+	if o.op, ok = m["op"].(string); !ok {
 		return o, false
 	}
-	o.op = op
-	switch op {
-	case "add", "replace":
-		var ok bool
+	if o.path, ok = pointer(m["path"]); !ok {
+		return o, false
+	}
+	switch o.op {
+	case "add", "replace", "test":
 		if o.value, ok = m["value"]; !ok {
+			return o, false
+		}
+	case "move", "copy":
+		if o.from, ok = pointer(m["from"]); !ok {
 			return o, false
 		}
 	case "remove":
 	default:
 		return o, false
 	}
-	for _, tok := range strings.Split(p[1:], "/") {
-		o.path = append(o.path, rfc6901.Replace(tok))
-	}
 	return o, true
+}
+
+// pointer decodes a JSON pointer (RFC 6901) other than the whole document.
+func pointer(v any) ([]string, bool) {
+	p, ok := v.(string)
+	if !ok || !strings.HasPrefix(p, "/") {
+		return nil, false
+	}
+	toks := strings.Split(p[1:], "/")
+	for i, tok := range toks {
+		toks[i] = rfc6901.Replace(tok)
+	}
+	return toks, true
 }
 
 // scanJSONPatch reads the common form of a patch in YAML without a YAML
@@ -257,17 +272,23 @@ type json6902Transformer struct {
 	target types.Selector
 	text   string // for kustomize's filter
 	ops    []jsonOp
+	// storeID records each object's name before the patch, as a patches
+	// entry does (and a patchesJson6902 entry does not).
+	storeID bool
 }
 
 // Transform does what kustomize's PatchTransformer does with a JSON patch
-// (api/internal/builtins/PatchTransformer.go).
+// (api/internal/builtins/PatchTransformer.go), or its
+// PatchJson6902Transformer (PatchJson6902Transformer.go).
 func (t *json6902Transformer) Transform(m resmap.ResMap) error {
 	resources, err := m.Select(t.target)
 	if err != nil {
 		return err
 	}
 	for _, res := range resources {
-		res.StorePreviousId()
+		if t.storeID {
+			res.StorePreviousId()
+		}
 		internal := kioutil.GetInternalAnnotations(&res.RNode)
 		if err := applyJSON6902(res, t.ops); err != nil {
 			if err := res.ApplyFilter(patchjson6902.Filter{Patch: t.text}); err != nil {
@@ -306,81 +327,164 @@ func applyJSON6902(res *resource.Resource, ops []jsonOp) error {
 	return nil
 }
 
-// applyOp applies one operation, as json-patch does; false when json-patch
-// would fail or do something json6902 does not reproduce.
+// applyOp applies one operation, as json-patch does
+// (gopkg.in/evanphx/json-patch.v4, patch.go); false when json-patch would
+// fail or do something json6902 does not reproduce.
 func applyOp(root *any, o jsonOp) bool {
-	if len(o.path) == 0 {
+	switch o.op {
+	case "add":
+		return at(root, o.path, func(c *any, key string) bool { return addAt(c, key, cloneJSON(o.value)) })
+	case "remove":
+		return at(root, o.path, removeAt)
+	case "replace":
+		return at(root, o.path, func(c *any, key string) bool {
+			if _, ok := getAt(*c, key); !ok {
+				return false
+			}
+			return removeAt(c, key) && addAt(c, key, cloneJSON(o.value))
+		})
+	case "move":
+		// Taken out, then added where the path points in what is left.
+		var v any
+		ok := at(root, o.from, func(c *any, key string) bool {
+			var found bool
+			v, found = getAt(*c, key)
+			return found && removeAt(c, key)
+		})
+		return ok && at(root, o.path, func(c *any, key string) bool { return addAt(c, key, v) })
+	case "copy":
+		var v any
+		ok := at(root, o.from, func(c *any, key string) bool {
+			var found bool
+			v, found = getAt(*c, key)
+			return found
+		})
+		return ok && at(root, o.path, func(c *any, key string) bool { return addAt(c, key, cloneJSON(v)) })
+	case "test":
+		return at(root, o.path, func(c *any, key string) bool {
+			v, found := getAt(*c, key)
+			return found && sameStrings(v, o.value)
+		})
+	}
+	return false
+}
+
+// at calls f with the container of the last token of path and that token,
+// writing containers that f or a deeper call replaced back into their
+// parents; false when the path does not lead there or f fails.
+func at(v *any, path []string, f func(c *any, key string) bool) bool {
+	if len(path) == 0 {
 		return false
 	}
-	parent := root
-	for _, tok := range o.path[:len(o.path)-1] {
-		switch c := (*parent).(type) {
-		case map[string]any:
-			v, ok := c[tok]
-			if !ok {
-				return false
-			}
-			parent = &v
-			// Maps and slices are references; re-seat the slot below.
-			defer func(c map[string]any, tok string, p *any) { c[tok] = *p }(c, tok, parent)
-		case []any:
-			i, ok := arrayIndex(tok, len(c))
-			if !ok {
-				return false
-			}
-			parent = &c[i]
-		default:
+	if len(path) == 1 {
+		return f(v, path[0])
+	}
+	switch c := (*v).(type) {
+	case map[string]any:
+		child, ok := c[path[0]]
+		if !ok || !at(&child, path[1:], f) {
 			return false
 		}
-	}
-	key := o.path[len(o.path)-1]
-	value := cloneJSON(o.value)
-	switch c := (*parent).(type) {
-	case map[string]any:
-		_, exists := c[key]
-		switch o.op {
-		case "add":
-			c[key] = value
-		case "replace":
-			if !exists {
-				return false
-			}
-			c[key] = value
-		case "remove":
-			if !exists {
-				return false
-			}
-			delete(c, key)
-		}
+		c[path[0]] = child
+		return true
 	case []any:
-		switch o.op {
-		case "add":
-			if key == "-" {
-				*parent = append(c, value)
-				return true
-			}
-			i, err := strconv.Atoi(key)
-			if err != nil || i < 0 || i > len(c) {
-				return false
-			}
-			*parent = slices.Insert(slices.Clone(c), i, value)
-		case "replace":
-			i, ok := arrayIndex(key, len(c))
-			if !ok {
-				return false
-			}
-			c[i] = value
-		case "remove":
-			i, ok := arrayIndex(key, len(c))
-			if !ok {
-				return false
-			}
-			*parent = slices.Delete(slices.Clone(c), i, i+1)
-		}
-	default:
-		return false
+		i, ok := arrayIndex(path[0], len(c))
+		return ok && at(&c[i], path[1:], f)
 	}
-	return true
+	return false
+}
+
+// getAt returns the value under key in a container, if it has one.
+func getAt(c any, key string) (any, bool) {
+	switch x := c.(type) {
+	case map[string]any:
+		v, ok := x[key]
+		return v, ok
+	case []any:
+		if i, ok := arrayIndex(key, len(x)); ok {
+			return x[i], true
+		}
+	}
+	return nil, false
+}
+
+// addAt sets a key of an object, or inserts into an array at an index up
+// to its length or at its end ("-").
+func addAt(c *any, key string, v any) bool {
+	switch x := (*c).(type) {
+	case map[string]any:
+		x[key] = v
+		return true
+	case []any:
+		if key == "-" {
+			*c = append(x, v)
+			return true
+		}
+		i, err := strconv.Atoi(key)
+		if err != nil || i < 0 || i > len(x) {
+			return false
+		}
+		*c = slices.Insert(slices.Clone(x), i, v)
+		return true
+	}
+	return false
+}
+
+// removeAt removes an existing key or array item.
+func removeAt(c *any, key string) bool {
+	switch x := (*c).(type) {
+	case map[string]any:
+		if _, ok := x[key]; !ok {
+			return false
+		}
+		delete(x, key)
+		return true
+	case []any:
+		i, ok := arrayIndex(key, len(x))
+		if !ok {
+			return false
+		}
+		*c = slices.Delete(slices.Clone(x), i, i+1)
+		return true
+	}
+	return false
+}
+
+// sameStrings reports whether two values are equal and made of strings
+// and booleans only. json-patch's test compares numbers and nulls by their
+// JSON text, which the decoded values do not keep: those are left to it.
+func sameStrings(a, b any) bool {
+	switch x := a.(type) {
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			if w, ok := y[k]; !ok || !sameStrings(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameStrings(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // arrayIndex reads an existing index as json-patch does (strconv.Atoi);

@@ -362,6 +362,10 @@ func (b *builder) nativeTransformers(kd *kdir) ([]resmap.Transformer, error) {
 		out = append(out, &builtins.AnnotationsTransformerPlugin{Annotations: k.CommonAnnotations, FieldSpecs: metadataAnnotationsFS})
 	}
 	for _, p := range k.PatchesJson6902 {
+		if t := b.legacyJSONPatchTransformer(l, p); t != nil {
+			out = append(out, t)
+			continue
+		}
 		c := struct {
 			Target *types.Selector `json:"target,omitempty"`
 			Path   string          `json:"path,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/siteops/siteops/hack/fleetgen/gen"
@@ -242,6 +243,27 @@ func TestNativeShapes(t *testing.T) {
 		{"generator: krusty", map[string]string{
 			"o/kustomization.yaml": kust("resources:\n- ../base\nnamespace: o\nconfigMapGenerator:\n- name: gen\n  literals:\n  - a=b\n"),
 		}, "o", byKrusty},
+		{"JSON 6902 move, copy and test, inline", map[string]string{
+			"o/kustomization.yaml": kust("resources:\n- ../base\npatchesJson6902:\n- target:\n    kind: ClusterInstance\n    name: base\n  patch: |-\n" +
+				"    - op: test\n      path: /spec/clusterName\n      value: base\n    - op: move\n      from: /spec/nodes/1\n      path: /spec/nodes/0\n" +
+				"    - op: copy\n      from: /metadata/labels\n      path: /spec/extraLabels/copied\n    - op: move\n      from: /metadata/labels/tier\n      path: /metadata/labels/level\n"),
+		}, "o", byNative},
+		{"JSON patches in JSON, by both fields", map[string]string{
+			"o/kustomization.yaml": kust("resources:\n- ../base\npatchesJson6902:\n- target:\n    version: v1\n    kind: ConfigMap\n    name: settings\n  path: p.json\n" +
+				"patches:\n- target:\n    kind: ConfigMap\n  patch: '[{\"op\": \"copy\", \"from\": \"/data/a\", \"path\": \"/data/c\"}]'\n"),
+			"o/p.json": `[{"op": "add", "path": "/data/b", "value": "2"}, {"op": "test", "path": "/data/a", "value": "1"}]`,
+		}, "o", byNative},
+		{"patch error: a JSON patch replaces a missing path", map[string]string{
+			"o/kustomization.yaml": kust("resources:\n- ../base\npatches:\n- target:\n    kind: ClusterInstance\n  patch: |-\n    - op: replace\n      path: /spec/no/such\n      value: x\n"),
+		}, "o", byKrusty},
+		{"patch error: a patchesJson6902 file moves from a missing path", map[string]string{
+			"o/kustomization.yaml": kust("resources:\n- ../base\npatchesJson6902:\n- target:\n    kind: ClusterInstance\n    name: base\n  path: p.yaml\n"),
+			"o/p.yaml":             "- op: move\n  from: /spec/missing\n  path: /spec/x\n",
+		}, "o", byKrusty},
+		{"patch error: a patchesJson6902 target without a name", map[string]string{
+			"o/kustomization.yaml": kust("resources:\n- ../base\npatchesJson6902:\n- target:\n    kind: ClusterInstance\n  path: p.yaml\n"),
+			"o/p.yaml":             "- op: add\n  path: /spec/x\n  value: y\n",
+		}, "o", byKrusty},
 		{"patch error: krusty reports it", map[string]string{
 			"o/kustomization.yaml": kust("resources:\n- ../base\npatches:\n- target:\n    kind: ClusterInstance\n  patch: |-\n    - op: test\n      path: /spec/clusterName\n      value: other\n"),
 		}, "o", byKrusty},
@@ -257,8 +279,9 @@ func TestNativeShapes(t *testing.T) {
 			}
 			root := writeTree(t, files)
 			fsys := rootFS(t, root)
-			if tt.name == "patch error: krusty reports it" {
-				_, how := pathOfErr(t, fsys, tt.dir)
+			if strings.HasPrefix(tt.name, "patch error: ") {
+				err, how := pathOfErr(t, fsys, tt.dir)
+				t.Log(err)
 				if how != tt.how {
 					t.Errorf("built %s, want %s", how, tt.how)
 				}
@@ -342,7 +365,7 @@ patches:
 	for _, tr := range ts {
 		got = append(got, reflect.TypeOf(tr).String())
 	}
-	want := []string{"*kustomize.smPatchTransformer", "*kustomize.json6902Transformer", "*builtins.PatchTransformerPlugin",
+	want := []string{"*kustomize.smPatchTransformer", "*kustomize.json6902Transformer", "*kustomize.json6902Transformer",
 		"*builtins.PatchTransformerPlugin", "*kustomize.json6902Transformer"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("transformers %v, want %v", got, want)

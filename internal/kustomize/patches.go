@@ -53,6 +53,27 @@ func (b *builder) jsonPatchTransformer(l *nativeLoader, p types.Patch) *json6902
 	if ops == nil {
 		return nil
 	}
+	return &json6902Transformer{target: *p.Target, text: text, ops: ops, storeID: true}
+}
+
+// legacyJSONPatchTransformer returns the transformer of a patchesJson6902
+// entry whose patch json6902 can apply, else nil: kustomize's
+// PatchJson6902Transformer (api/internal/builtins) then reports what is
+// wrong with it. That plugin needs a target with a name, and a file or an
+// inline patch, not both; unlike a patches entry, it keeps the objects'
+// previous names.
+func (b *builder) legacyJSONPatchTransformer(l *nativeLoader, p types.Patch) *json6902Transformer {
+	if p.Target == nil || p.Target.Name == "" {
+		return nil
+	}
+	text, ok := patchText(l, p)
+	if !ok || text == "" {
+		return nil
+	}
+	ops := parseJSONPatch(text)
+	if ops == nil {
+		return nil
+	}
 	return &json6902Transformer{target: *p.Target, text: text, ops: ops}
 }
 
