@@ -260,8 +260,13 @@ func (b *builder) nativeObjects(in *nativeInput) ([]nativeObject, error) {
 		}
 		byRes[o.res] = o.in
 	}
-	for _, t := range ts {
-		if err := t.Transform(m); err != nil {
+	for _, st := range ts {
+		if err := st.Transform(m); err != nil {
+			if st.entry != "" {
+				// kustomize's own code failed on the objects krusty
+				// would have: its error, with the entry that caused it.
+				return nil, &PatchError{File: kd.file, Line: kd.line(st.field, st.index), Entry: st.entry, Err: err}
+			}
 			return nil, fmt.Errorf("%w: %v", errNotNative, err)
 		}
 		m.DropEmpties()
@@ -295,13 +300,32 @@ func guardNative(kd *kdir, objs []nativeObject) error {
 	return nil
 }
 
+// nativeStep is one transformation of a kustomization. A patch applied
+// without kustomize's plugin names its entry (field[index], shown as
+// entry), so that a failure is reported against it.
+type nativeStep struct {
+	resmap.Transformer
+	field string
+	index int
+	entry string
+}
+
+// patchStep is the step of a patches or patchesJson6902 entry.
+func patchStep(t resmap.Transformer, field string, i int, p types.Patch) nativeStep {
+	entry := fmt.Sprintf("%s[%d]", field, i)
+	if p.Path != "" {
+		entry += " (" + p.Path + ")"
+	}
+	return nativeStep{Transformer: t, field: field, index: i, entry: entry}
+}
+
 // nativeTransformers configures kd's built-in transformations, in the
 // order and with the configuration krusty gives them.
-func (b *builder) nativeTransformers(kd *kdir) ([]resmap.Transformer, error) {
+func (b *builder) nativeTransformers(kd *kdir) ([]nativeStep, error) {
 	k := &kd.k
 	l := &nativeLoader{b: b, kd: kd}
 	h := resmap.NewPluginHelpers(l, nil, resmap.NewFactory(b.rf), types.DisabledPluginConfig())
-	var out []resmap.Transformer
+	var out []nativeStep
 	add := func(p resmap.TransformerPlugin, c any) error {
 		y, err := sigsyaml.Marshal(c)
 		if err != nil {
@@ -310,7 +334,7 @@ func (b *builder) nativeTransformers(kd *kdir) ([]resmap.Transformer, error) {
 		if err := p.Config(h, y); err != nil {
 			return err
 		}
-		out = append(out, p)
+		out = append(out, nativeStep{Transformer: p})
 		return nil
 	}
 	if len(k.PatchesStrategicMerge) > 0 {
@@ -321,13 +345,13 @@ func (b *builder) nativeTransformers(kd *kdir) ([]resmap.Transformer, error) {
 			return nil, err
 		}
 	}
-	for _, p := range k.Patches {
+	for i, p := range k.Patches {
 		if t := b.jsonPatchTransformer(l, p); t != nil {
-			out = append(out, t)
+			out = append(out, patchStep(t, "patches", i, p))
 			continue
 		}
 		if t := b.smPatchTransformer(l, p); t != nil {
-			out = append(out, t)
+			out = append(out, patchStep(t, "patches", i, p))
 			continue
 		}
 		c := struct {
@@ -343,27 +367,27 @@ func (b *builder) nativeTransformers(kd *kdir) ([]resmap.Transformer, error) {
 	// The plugins below take nothing from their configuration but its
 	// fields, so they are built directly (their Config only decodes it).
 	if ns := k.Namespace; ns != "" {
-		out = append(out, &builtins.NamespaceTransformerPlugin{ObjectMeta: types.ObjectMeta{Namespace: ns},
-			FieldSpecs: namespaceFieldSpecs, SetRoleBindingSubjects: namespace.DefaultSubjectsOnly})
+		out = append(out, nativeStep{Transformer: &builtins.NamespaceTransformerPlugin{ObjectMeta: types.ObjectMeta{Namespace: ns},
+			FieldSpecs: namespaceFieldSpecs, SetRoleBindingSubjects: namespace.DefaultSubjectsOnly}})
 	}
 	if k.NamePrefix != "" {
-		out = append(out, &builtins.PrefixTransformerPlugin{Prefix: k.NamePrefix, FieldSpecs: nameFieldSpecs})
+		out = append(out, nativeStep{Transformer: &builtins.PrefixTransformerPlugin{Prefix: k.NamePrefix, FieldSpecs: nameFieldSpecs}})
 	}
 	if k.NameSuffix != "" {
-		out = append(out, &builtins.SuffixTransformerPlugin{Suffix: k.NameSuffix, FieldSpecs: nameFieldSpecs})
+		out = append(out, nativeStep{Transformer: &builtins.SuffixTransformerPlugin{Suffix: k.NameSuffix, FieldSpecs: nameFieldSpecs}})
 	}
 	if len(k.Labels) > 0 || len(k.CommonLabels) > 0 {
 		for _, label := range k.Labels {
-			out = append(out, &builtins.LabelTransformerPlugin{Labels: label.Pairs, FieldSpecs: []types.FieldSpec{metadataLabelsSpec}})
+			out = append(out, nativeStep{Transformer: &builtins.LabelTransformerPlugin{Labels: label.Pairs, FieldSpecs: []types.FieldSpec{metadataLabelsSpec}}})
 		}
-		out = append(out, &builtins.LabelTransformerPlugin{Labels: k.CommonLabels, FieldSpecs: []types.FieldSpec{metadataLabelsSpec}})
+		out = append(out, nativeStep{Transformer: &builtins.LabelTransformerPlugin{Labels: k.CommonLabels, FieldSpecs: []types.FieldSpec{metadataLabelsSpec}}})
 	}
 	if len(k.CommonAnnotations) > 0 {
-		out = append(out, &builtins.AnnotationsTransformerPlugin{Annotations: k.CommonAnnotations, FieldSpecs: metadataAnnotationsFS})
+		out = append(out, nativeStep{Transformer: &builtins.AnnotationsTransformerPlugin{Annotations: k.CommonAnnotations, FieldSpecs: metadataAnnotationsFS}})
 	}
-	for _, p := range k.PatchesJson6902 {
+	for i, p := range k.PatchesJson6902 {
 		if t := b.legacyJSONPatchTransformer(l, p); t != nil {
-			out = append(out, t)
+			out = append(out, patchStep(t, "patchesJson6902", i, p))
 			continue
 		}
 		c := struct {

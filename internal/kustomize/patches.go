@@ -144,3 +144,19 @@ func (t *smPatchTransformer) Transform(m resmap.ResMap) error {
 	}
 	return nil
 }
+
+// PatchError is kustomize's error applying a patch of a kustomization,
+// with the file, the line and the entry (field[index] and its file) of
+// that patch. Err is the error kustomize's build gives.
+type PatchError struct {
+	File  string // slash path of the kustomization file
+	Line  int
+	Entry string
+	Err   error
+}
+
+func (e *PatchError) Error() string {
+	return fmt.Sprintf("%s: %s: %v", posOf(e.File, e.Line), e.Entry, e.Err)
+}
+
+func (e *PatchError) Unwrap() error { return e.Err }
