@@ -110,8 +110,15 @@
 //     references to renamed objects, the selector and template fields of
 //     workload kinds) is guarded: such a tree, and any tree on which the
 //     native path fails, is built by krusty, whose errors are then the
-//     ones reported. Output objects are serialized as kustomize serializes
-//     them, without its YAML-JSON-YAML round trip (yamlout.go);
+//     ones reported, except for a patch kustomize's own code fails to
+//     apply: that is a *PatchError naming the kustomization file, line and
+//     entry around kustomize's message. Output objects are serialized as
+//     kustomize serializes them, without its YAML-JSON-YAML round trip
+//     (yamlout.go, yamlv2.go);
+//   - resource and patch files without anchors, aliases or merge keys are
+//     read without kyaml's anchor resolution, which copies every mapping
+//     (parse.go), and JSON patches of one string per line without a YAML
+//     parser (json6902.go);
 //   - results are cached by a hash of the content of everything a build
 //     reads, per Build call or across calls with WithCache.
 //
