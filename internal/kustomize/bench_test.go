@@ -3,9 +3,14 @@ package kustomize
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/siteops/siteops/hack/fleetgen/gen"
+	yamlv2 "go.yaml.in/yaml/v2"
+	"sigs.k8s.io/kustomize/api/provider"
 )
 
 const (
@@ -155,4 +160,87 @@ func BenchmarkKrustyRegion(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(sites), "ns/site")
+}
+
+// haOverlay is fleetgen's HA base ClusterInstance and the patches of two
+// of its site overlays (one strategic-merge, one JSON 6902).
+func haOverlay(b *testing.B) (base, smPatch, jsonPatch []byte) {
+	b.Helper()
+	root := b.TempDir()
+	cfg := gen.Config{Sites: 2, Shape: gen.ShapeHA, Layout: gen.LayoutOverlays, Format: gen.FormatClusterInstance, Manifests: 2, Seed: 1}
+	if _, err := gen.Generate(root, cfg); err != nil {
+		b.Fatal(err)
+	}
+	read := func(pattern string) []byte {
+		m, err := filepath.Glob(filepath.Join(root, pattern))
+		if err != nil || len(m) != 1 {
+			b.Fatalf("%s: %v %v", pattern, m, err)
+		}
+		data, err := os.ReadFile(m[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		return data
+	}
+	return read("base/ha/clusterinstance.yaml"), read("regions/*/*/patch-strategic.yaml"), read("regions/*/*/patch-json6902.yaml")
+}
+
+// BenchmarkOverlayParts measures the parts of an HA site overlay the
+// native path does itself, each beside what kustomize does for it:
+// reading a patch file, reading a JSON patch, writing the output object.
+func BenchmarkOverlayParts(b *testing.B) {
+	base, smPatch, jsonPatch := haOverlay(b)
+	rf := provider.NewDepProvider().GetResourceFactory()
+	bld := &builder{rf: rf}
+	b.Run("read-patch/native", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := bld.sliceFromBytes(smPatch); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("read-patch/kustomize", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := rf.SliceFromBytes(smPatch); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("read-json-patch/native", func(b *testing.B) {
+		for b.Loop() {
+			if parseJSONPatch(string(jsonPatch)) == nil {
+				b.Fatal("not read")
+			}
+		}
+	})
+	b.Run("read-json-patch/yaml", func(b *testing.B) {
+		for b.Loop() {
+			if readJSONPatch(string(jsonPatch)) == nil {
+				b.Fatal("not read")
+			}
+		}
+	})
+	rs, err := rf.SliceFromBytes(base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, ok := jsonValue(rs[0].RNode.YNode())
+	if !ok {
+		b.Fatal("base not converted")
+	}
+	m := v.(map[string]any)
+	b.Run("write-object/native", func(b *testing.B) {
+		for b.Loop() {
+			if _, ok := writeV2(m); !ok {
+				b.Fatal("left to yaml/v2")
+			}
+		}
+	})
+	b.Run("write-object/yaml.v2", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := yamlv2.Marshal(m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
