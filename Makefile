@@ -70,6 +70,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $(FUZZTIME) ./render/
 	$(GO) test -run '^$$' -fuzz '^FuzzInputDocument$$' -fuzztime $(FUZZTIME) ./policy/
 	$(GO) test -run '^$$' -fuzz '^FuzzWriteStatus$$' -fuzztime $(FUZZTIME) ./reconciler/source/
+	$(GO) test -run '^$$' -fuzz '^FuzzMarshalV2$$' -fuzztime $(FUZZTIME) ./internal/kustomize/
+	$(GO) test -run '^$$' -fuzz '^FuzzReadPatch$$' -fuzztime $(FUZZTIME) ./internal/kustomize/
 
 # run starts the loop on the example fleet bundled into the binary: it
 # installs the sites with the simulated engine and serves the dashboard on

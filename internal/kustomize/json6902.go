@@ -159,7 +159,7 @@ func scanJSONPatch(text string) (ops []jsonOp, ok bool) {
 			return nil, false
 		}
 		k, v, found := strings.Cut(entry, ": ")
-		if !found || !isAlnumText(k) {
+		if !found || !jsonOpKeys[k] {
 			return nil, false
 		}
 		if _, dup := item[k]; dup {
@@ -202,14 +202,8 @@ func scannedString(v string) (string, bool) {
 	return "", false
 }
 
-func isAlnumText(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !isAlnum(s[i]) {
-			return false
-		}
-	}
-	return s != ""
-}
+// jsonOpKeys are the keys of a JSON 6902 operation (RFC 6902).
+var jsonOpKeys = setOf("op", "path", "value", "from")
 
 func isASCIIPrintable(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -203,8 +203,9 @@ func (w *v2Writer) scalarString(s string, indent int, fold bool) bool {
 		w.buf = append(w.buf, s...)
 		return true
 	}
-	if strings.ContainsAny(s, "\r\u0085\u2028\u2029") {
-		// Line breaks yaml/v2 writes its own way.
+	if strings.ContainsAny(s, "\r\u0085\u2028\u2029") || !fold && strings.Contains(s, "\n") {
+		// Line breaks yaml/v2 writes its own way; a key with one is
+		// not a simple key.
 		return false
 	}
 	// yaml/v2 chooses the style of a string the same way wherever it is;

@@ -1,0 +1,67 @@
+package kustomize
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	yamlv2 "go.yaml.in/yaml/v2"
+	"sigs.k8s.io/kustomize/api/provider"
+)
+
+// FuzzMarshalV2 writes two strings as keys, values and items at several
+// indentations: what writeV2 writes itself must be yaml/v2's text.
+func FuzzMarshalV2(f *testing.F) {
+	for _, s := range []string{"ha-000001", "02:9e:00:00:00:00", "10.0.0.0/28", "yes", "x: y", "a #b", "'q'", "é",
+		strings.Repeat("word ", 20), "ssh-ed25519 AAAA fleetgen@example.net", "0x1F", "-", "", "a10", "a9"} {
+		f.Add(s, "v")
+		f.Add("k", s)
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		m := map[string]any{a: b, "k": []any{a, b, map[string]any{b: a, "deeper": map[string]any{"x": b}}}, "l": map[string]any{"m": a}}
+		got, ok := writeV2(m)
+		if !ok {
+			return
+		}
+		want, err := yamlv2.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%q %q: %s", a, b, firstDiff(string(got), string(want)))
+		}
+	})
+}
+
+// FuzzReadPatch reads a text as a resource file and as a JSON patch: the
+// shortcuts must give what kustomize's factory and the YAML reader give.
+func FuzzReadPatch(f *testing.F) {
+	f.Add(nativeCI)
+	f.Add(nativeCM)
+	f.Add("- op: replace\n  path: /metadata/name\n  value: ha-000002\n- op: remove\n  path: /spec/x\n")
+	f.Add("- op: move\n  from: /a\n  path: /b\n- op: test\n  path: /b\n  value: \"02:9e\"\n")
+	rf := provider.NewDepProvider().GetResourceFactory()
+	f.Fuzz(func(t *testing.T, text string) {
+		if rs, ok := plainSlice([]byte(text)); ok {
+			want, err := rf.SliceFromBytes([]byte(text))
+			if err != nil {
+				t.Fatalf("read without the factory, which fails: %v", err)
+			}
+			if len(rs) != len(want) {
+				t.Fatalf("%d objects, the factory reads %d", len(rs), len(want))
+			}
+			for i := range rs {
+				g, _ := rs[i].RNode.String()
+				w, _ := want[i].RNode.String()
+				if g != w {
+					t.Errorf("object %d:\n%s\nthe factory reads\n%s", i, g, w)
+				}
+			}
+		}
+		if ops, ok := scanJSONPatch(text); ok {
+			if want := readJSONPatch(text); !reflect.DeepEqual(ops, want) {
+				t.Errorf("scanned %#v\nread %#v", ops, want)
+			}
+		}
+	})
+}
