@@ -27,7 +27,9 @@ import (
 //     something else (resolve.go, the base-60 check of encode.go) or the
 //     emitter refuses plain (indicators, ": ", " #", ...). Strings of the
 //     common shapes (names, addresses, URLs) are told plain here; any other
-//     is written by yaml/v2 alone and its text used when it is one line.
+//     takes the style yaml/v2 gives it written alone (the style does not
+//     depend on where a string is), and plain and single-quoted ones are
+//     folded where yaml/v2 folds them.
 //
 // Whatever it does not reproduce (a string on several lines, a
 // double-quoted one yaml/v2 could fold, a key that is not ASCII or longer
