@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 )
@@ -233,3 +234,20 @@ func pathOf(build func()) buildPath {
 
 // noNative builds every transforming directory with krusty.
 func noNative(o *options) { o.noNative = true }
+
+// sameOutput fails unless an object a native step changed (mine) is output
+// as kustomize outputs the object its own code changed (theirs).
+func sameOutput(t *testing.T, what string, mine, theirs *resource.Resource) {
+	t.Helper()
+	got, err := krustyYAML(mine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := theirs.AsYAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s:\n%s\nkustomize:\n%s", what, got, want)
+	}
+}

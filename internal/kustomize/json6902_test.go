@@ -109,17 +109,7 @@ spec:
 			if err := theirs.ApplyFilter(patchjson6902.Filter{Patch: tt.patch}); err != nil {
 				t.Fatalf("kustomize's filter: %v", err)
 			}
-			got, err := krustyYAML(mine)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := theirs.AsYAML()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("json6902:\n%s\nkustomize:\n%s", got, want)
-			}
+			sameOutput(t, "json6902", mine, theirs)
 			gj, _ := mine.MarshalJSON()
 			wj, _ := theirs.MarshalJSON()
 			if string(gj) != string(wj) {

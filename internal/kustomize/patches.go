@@ -123,6 +123,25 @@ func (b *builder) smPatchTransformer(l *nativeLoader, p types.Patch) *smPatchTra
 	return &smPatchTransformer{target: p.Target, patches: patches}
 }
 
+// renameMayClash reports whether a patch that may rename the objects it
+// is applied to could give two objects one id, which resmap's ApplySmPatch
+// reports as it adds them back: several objects selected, or another
+// object with the patch's name.
+func renameMayClash(m resmap.ResMap, selected []*resource.Resource, patch *resource.Resource) bool {
+	if !patch.NameChangeAllowed() && !patch.KindChangeAllowed() {
+		return false
+	}
+	if len(selected) != 1 {
+		return len(selected) > 1
+	}
+	for _, r := range m.Resources() {
+		if r != selected[0] && r.GetName() == patch.GetName() {
+			return true
+		}
+	}
+	return false
+}
+
 // Transform does what kustomize's PatchTransformer does with a
 // strategic-merge patch.
 func (t *smPatchTransformer) Transform(m resmap.ResMap) error {
@@ -131,12 +150,28 @@ func (t *smPatchTransformer) Transform(m resmap.ResMap) error {
 		if err != nil {
 			return err
 		}
-		return m.ApplySmPatch(resource.MakeIdSet(selected), t.patches[0])
+		patch := t.patches[0]
+		native := !renameMayClash(m, selected, patch) && plainPatchMetadata(patch)
+		for _, res := range selected {
+			native = native && smMergeable(res, patch)
+		}
+		if !native {
+			return m.ApplySmPatch(resource.MakeIdSet(selected), patch)
+		}
+		// As resmap's ApplySmPatch, in the order of the objects.
+		for _, res := range selected {
+			applySmPatch(res, patch, true)
+		}
+		return nil
 	}
 	for _, patch := range t.patches {
 		target, err := m.GetById(patch.OrgId())
 		if err != nil {
 			return fmt.Errorf("no resource matches strategic merge patch %q: %w", patch.OrgId(), err)
+		}
+		if smMergeable(target, patch) {
+			applySmPatch(target, patch, false)
+			continue
 		}
 		if err := target.ApplySmPatch(patch); err != nil {
 			return err
