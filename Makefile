@@ -72,6 +72,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzWriteStatus$$' -fuzztime $(FUZZTIME) ./reconciler/source/
 	$(GO) test -run '^$$' -fuzz '^FuzzMarshalV2$$' -fuzztime $(FUZZTIME) ./internal/kustomize/
 	$(GO) test -run '^$$' -fuzz '^FuzzReadPatch$$' -fuzztime $(FUZZTIME) ./internal/kustomize/
+	$(GO) test -run '^$$' -fuzz '^FuzzSmMerge$$' -fuzztime $(FUZZTIME) ./internal/kustomize/
 
 # run starts the loop on the example fleet bundled into the binary: it
 # installs the sites with the simulated engine and serves the dashboard on

@@ -7,6 +7,8 @@ import (
 
 	yamlv2 "go.yaml.in/yaml/v2"
 	"sigs.k8s.io/kustomize/api/provider"
+	"sigs.k8s.io/kustomize/api/resmap"
+	"sigs.k8s.io/kustomize/api/resource"
 )
 
 // FuzzMarshalV2 writes two strings as keys, values and items at several
@@ -62,6 +64,48 @@ func FuzzReadPatch(f *testing.F) {
 			if want := readJSONPatch(text); !reflect.DeepEqual(ops, want) {
 				t.Errorf("scanned %#v\nread %#v", ops, want)
 			}
+		}
+	})
+}
+
+// FuzzSmMerge applies a fuzzed strategic-merge patch (and a fuzzed object)
+// natively and with kustomize, as a patch of its own and through a
+// target: where smMerge runs, both must output the same object.
+func FuzzSmMerge(f *testing.F) {
+	f.Add("spec:\n  clusterName: site\n  nodes:\n  - hostName: m9\n", "  extra:\n    gone:\n")
+	f.Add("  labels:\n    tier: core\nspec:\n  extraLabels:\n    ManagedCluster: null\n  added: {a: null, b: 1}\n", "  x: ~\n")
+	rf := provider.NewDepProvider().GetResourceFactory()
+	head := "apiVersion: siteconfig.open-cluster-management.io/v1alpha1\nkind: ClusterInstance\nmetadata:\n  name: base\n  namespace: base\n"
+	f.Fuzz(func(t *testing.T, patchBody, destExtra string) {
+		for _, target := range []bool{false, true} {
+			dests, err1 := rf.SliceFromBytes([]byte(nativeCI + destExtra))
+			theirs, err2 := rf.SliceFromBytes([]byte(nativeCI + destExtra))
+			patches, err3 := rf.SliceFromBytes([]byte(head + patchBody))
+			if err1 != nil || err2 != nil || err3 != nil || len(dests) != 1 || len(patches) != 1 {
+				return
+			}
+			mine, patch := dests[0], patches[0]
+			if !smMergeable(mine, patch) || target && !plainPatchMetadata(patch) {
+				continue
+			}
+			var err error
+			if target {
+				m := resmap.New()
+				if err = m.Append(theirs[0]); err != nil {
+					return
+				}
+				err = m.ApplySmPatch(resource.MakeIdSet(theirs), patch)
+			} else {
+				err = theirs[0].ApplySmPatch(patch)
+			}
+			if err != nil {
+				t.Fatalf("merged natively, kustomize fails: %v", err)
+			}
+			applySmPatch(mine, patch, target)
+			if _, err := krustyYAML(theirs[0]); err != nil {
+				return
+			}
+			sameOutput(t, "smMerge", mine, theirs[0])
 		}
 	})
 }
