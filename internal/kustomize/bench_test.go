@@ -187,7 +187,8 @@ func haOverlay(b *testing.B) (base, smPatch, jsonPatch []byte) {
 
 // BenchmarkOverlayParts measures the parts of an HA site overlay the
 // native path does itself, each beside what kustomize does for it:
-// reading a patch file, reading a JSON patch, writing the output object.
+// reading a patch file, reading a JSON patch, merging a patch (copying
+// the object included), writing the output object.
 func BenchmarkOverlayParts(b *testing.B) {
 	base, smPatch, jsonPatch := haOverlay(b)
 	rf := provider.NewDepProvider().GetResourceFactory()
@@ -224,6 +225,31 @@ func BenchmarkOverlayParts(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	patches, err := rf.SliceFromBytes(smPatch)
+	if err != nil {
+		b.Fatal(err)
+	}
+	patch := patches[0]
+	patch.AllowNameChange()
+	// kustomize reads its built-in schemas on first use.
+	smMergeable(rs[0], patch)
+	b.Run("merge-patch/native", func(b *testing.B) {
+		for b.Loop() {
+			obj := rs[0].DeepCopy()
+			if !smMergeable(obj, patch) {
+				b.Fatal("left to kustomize")
+			}
+			applySmPatch(obj, patch, true)
+		}
+	})
+	b.Run("merge-patch/kustomize", func(b *testing.B) {
+		for b.Loop() {
+			obj := rs[0].DeepCopy()
+			if err := obj.ApplySmPatch(patch.DeepCopy()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	v, ok := jsonValue(rs[0].RNode.YNode())
 	if !ok {
 		b.Fatal("base not converted")
