@@ -117,8 +117,10 @@
 //     (yamlout.go, yamlv2.go);
 //   - resource and patch files without anchors, aliases or merge keys are
 //     read without kyaml's anchor resolution, which copies every mapping
-//     (parse.go), and JSON patches of one string per line without a YAML
-//     parser (json6902.go);
+//     (parse.go), JSON patches of one string per line without a YAML
+//     parser (json6902.go), and strategic-merge patches over kinds without
+//     a schema are merged on the nodes by the rules merge2 follows for them
+//     (smmerge.go);
 //   - results are cached by a hash of the content of everything a build
 //     reads, per Build call or across calls with WithCache.
 //
