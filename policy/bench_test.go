@@ -56,7 +56,10 @@ func BenchmarkCheck(b *testing.B) {
 //   - "one-rule" evaluates one rule that reads one field of the site and
 //     finds nothing: the floor of one evaluation of a policy per site;
 //   - "library" evaluates the built-in rules that read only their site, as
-//     siteops check does for every site.
+//     siteops check does for every site;
+//   - "rule=<id>" evaluates one of those rules alone (with the helpers it
+//     uses), which says which rules cost the most:
+//     go test -bench 'BenchmarkEvaluate/rule=' ./policy/
 func BenchmarkEvaluate(b *testing.B) {
 	const n = 1000
 	fleet, bundles := benchFleet(b, n)
@@ -78,15 +81,20 @@ func BenchmarkEvaluate(b *testing.B) {
 	for i, s := range fleet.Sites {
 		inputs[i] = newView(s, bundles[s.Name], e.needs.discovery).value(nil, e.needs.positions)
 	}
-	for _, bench := range []struct {
+	type evaluation struct {
 		name string
 		e    *Engine
 		q    query
-	}{
+	}
+	benches := []evaluation{
 		{"empty-query", e, query{body: ast.MustParseBody("r0 = set()")}},
 		{"one-rule", withRule, query{body: ast.MustParseBody("r0 = [x | x := data.main.deny[_]]")}},
 		{"library", e, e.local},
-	} {
+	}
+	for _, r := range e.local.rules {
+		benches = append(benches, evaluation{"rule=" + r.ID, e, query{body: ast.NewBody(ast.Equality.Expr(ast.VarTerm("r0"), ast.NewTerm(r.ref)))}})
+	}
+	for _, bench := range benches {
 		b.Run(bench.name, func(b *testing.B) {
 			pq, err := bench.e.prepare(ctx, bench.q, ast.NewObject())
 			if err != nil {
@@ -108,7 +116,7 @@ func BenchmarkEvaluate(b *testing.B) {
 
 // benchFleet generates, loads and renders a fleet of n sites (one in four
 // HA, the rest SNO, 20 extra manifests each).
-func benchFleet(b *testing.B, n int) (*sites.Fleet, map[string]*render.Bundle) {
+func benchFleet(b testing.TB, n int) (*sites.Fleet, map[string]*render.Bundle) {
 	b.Helper()
 	dir := b.TempDir()
 	if _, err := gen.Generate(dir, gen.Config{Sites: n, Shape: gen.ShapeMixed, Layout: gen.LayoutFiles, Manifests: 20, Seed: 1}); err != nil {
