@@ -76,14 +76,18 @@ ipv4_int(ip) := n if {
 }
 
 # is_broadcast holds when ip is the broadcast address of an IPv4 CIDR that
-# has one (prefix up to /30): inside it, with every host bit set. Only the
-# address is turned into a number, once.
+# has one (prefix up to /30): inside it, with every host bit set. The
+# host bits of the last octet are tested first, on that octet alone:
+# arithmetic on the whole address is costly, and that test rules out
+# almost every address that is not a broadcast.
 is_broadcast(ip, cidr) if {
 	[addr, len] := split(cidr, "/")
-	to_number(len) <= 30
+	host := 32 - to_number(len)
+	host >= 2
 	ipv4(addr)
 	net.cidr_contains(cidr, ip)
-	(ipv4_int(ip) + 1) % bits.lsh(1, 32 - to_number(len)) == 0
+	(to_number(split(ip, ".")[3]) + 1) % bits.lsh(1, min([host, 8])) == 0
+	(ipv4_int(ip) + 1) % bits.lsh(1, host) == 0
 }
 
 # others returns the places of the fleet, other than the node at path, that
