@@ -371,7 +371,12 @@ func nmPolicy(doc string, itfs [][2]string) string {
 		}
 	}
 	b.WriteString("desiredState:\n")
-	if len(replace) > 0 {
+	switch {
+	case len(replace) == 2:
+		// One interface, the usual case: the same replacement without a
+		// Replacer's tables built for every config.
+		doc = strings.ReplaceAll(doc, replace[0], replace[1])
+	case len(replace) > 2:
 		doc = strings.NewReplacer(replace...).Replace(doc)
 	}
 	// Indent the document under desiredState (yamlenc writes no blank
