@@ -56,13 +56,8 @@ func BenchmarkCheck(b *testing.B) {
 //   - "one-rule" evaluates one rule that reads one field of the site and
 //     finds nothing: the floor of one evaluation of a policy per site;
 //   - "library" evaluates the built-in rules that read only their site, as
-//     siteops check does for every site;
-//   - "rule=<id>" evaluates one of those rules alone (with the helpers it
-//     uses), which says which rules cost the most:
-//     go test -bench 'BenchmarkEvaluate/rule=' ./policy/
+//     siteops check does for every site.
 func BenchmarkEvaluate(b *testing.B) {
-	const n = 1000
-	fleet, bundles := benchFleet(b, n)
 	ctx := context.Background()
 	dir := b.TempDir()
 	empty := "package main\n\ndeny contains msg if {\n\tinput.site.name == \"\"\n\tmsg := \"a site without a name\"\n}\n"
@@ -73,7 +68,38 @@ func BenchmarkEvaluate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e, err := Load(ctx)
+	e, inputs := benchInputs(b)
+	benchEvaluations(b, inputs, []evaluation{
+		{"empty-query", e, query{body: ast.MustParseBody("r0 = set()")}},
+		{"one-rule", withRule, query{body: ast.MustParseBody("r0 = [x | x := data.main.deny[_]]")}},
+		{"library", e, e.local},
+	})
+}
+
+// BenchmarkEvaluateRules measures, as BenchmarkEvaluate does, each
+// built-in rule that reads only its site evaluated alone (with the
+// helpers it uses): which rules cost the most per site.
+func BenchmarkEvaluateRules(b *testing.B) {
+	e, inputs := benchInputs(b)
+	var evals []evaluation
+	for _, r := range e.local.rules {
+		evals = append(evals, evaluation{r.ID, e, query{body: ast.NewBody(ast.Equality.Expr(ast.VarTerm("r0"), ast.NewTerm(r.ref)))}})
+	}
+	benchEvaluations(b, inputs, evals)
+}
+
+// evaluation is one query of an engine, measured as a sub-benchmark.
+type evaluation struct {
+	name string
+	e    *Engine
+	q    query
+}
+
+// benchInputs loads the built-in library and builds the input documents
+// of a generated 1,000-site fleet.
+func benchInputs(b *testing.B) (*Engine, []ast.Value) {
+	fleet, bundles := benchFleet(b, 1000)
+	e, err := Load(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -81,22 +107,16 @@ func BenchmarkEvaluate(b *testing.B) {
 	for i, s := range fleet.Sites {
 		inputs[i] = newView(s, bundles[s.Name], e.needs.discovery).value(nil, e.needs.positions)
 	}
-	type evaluation struct {
-		name string
-		e    *Engine
-		q    query
-	}
-	benches := []evaluation{
-		{"empty-query", e, query{body: ast.MustParseBody("r0 = set()")}},
-		{"one-rule", withRule, query{body: ast.MustParseBody("r0 = [x | x := data.main.deny[_]]")}},
-		{"library", e, e.local},
-	}
-	for _, r := range e.local.rules {
-		benches = append(benches, evaluation{"rule=" + r.ID, e, query{body: ast.NewBody(ast.Equality.Expr(ast.VarTerm("r0"), ast.NewTerm(r.ref)))}})
-	}
-	for _, bench := range benches {
-		b.Run(bench.name, func(b *testing.B) {
-			pq, err := bench.e.prepare(ctx, bench.q, ast.NewObject())
+	return e, inputs
+}
+
+// benchEvaluations runs each evaluation over the inputs in turn and
+// reports its CPU time per evaluation.
+func benchEvaluations(b *testing.B, inputs []ast.Value, evals []evaluation) {
+	ctx := context.Background()
+	for _, ev := range evals {
+		b.Run(ev.name, func(b *testing.B) {
+			pq, err := ev.e.prepare(ctx, ev.q, ast.NewObject())
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -104,7 +124,7 @@ func BenchmarkEvaluate(b *testing.B) {
 			b.ResetTimer()
 			cpu0 := processCPU()
 			for i := range b.N {
-				rs, err := bench.e.eval(ctx, &pq, inputs[i%n])
+				rs, err := ev.e.eval(ctx, &pq, inputs[i%len(inputs)])
 				if err != nil || len(rs) != 1 {
 					b.Fatalf("evaluate: %v, %d results", err, len(rs))
 				}
