@@ -58,8 +58,6 @@ func BenchmarkCheck(b *testing.B) {
 //   - "library" evaluates the built-in rules that read only their site, as
 //     siteops check does for every site.
 func BenchmarkEvaluate(b *testing.B) {
-	const n = 1000
-	fleet, bundles := benchFleet(b, n)
 	ctx := context.Background()
 	dir := b.TempDir()
 	empty := "package main\n\ndeny contains msg if {\n\tinput.site.name == \"\"\n\tmsg := \"a site without a name\"\n}\n"
@@ -70,7 +68,38 @@ func BenchmarkEvaluate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e, err := Load(ctx)
+	e, inputs := benchInputs(b)
+	benchEvaluations(b, inputs, []evaluation{
+		{"empty-query", e, query{body: ast.MustParseBody("r0 = set()")}},
+		{"one-rule", withRule, query{body: ast.MustParseBody("r0 = [x | x := data.main.deny[_]]")}},
+		{"library", e, e.local},
+	})
+}
+
+// BenchmarkEvaluateRules measures, as BenchmarkEvaluate does, each
+// built-in rule that reads only its site evaluated alone (with the
+// helpers it uses): which rules cost the most per site.
+func BenchmarkEvaluateRules(b *testing.B) {
+	e, inputs := benchInputs(b)
+	var evals []evaluation
+	for _, r := range e.local.rules {
+		evals = append(evals, evaluation{r.ID, e, query{body: ast.NewBody(ast.Equality.Expr(ast.VarTerm("r0"), ast.NewTerm(r.ref)))}})
+	}
+	benchEvaluations(b, inputs, evals)
+}
+
+// evaluation is one query of an engine, measured as a sub-benchmark.
+type evaluation struct {
+	name string
+	e    *Engine
+	q    query
+}
+
+// benchInputs loads the built-in library and builds the input documents
+// of a generated 1,000-site fleet.
+func benchInputs(b *testing.B) (*Engine, []ast.Value) {
+	fleet, bundles := benchFleet(b, 1000)
+	e, err := Load(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -78,17 +107,16 @@ func BenchmarkEvaluate(b *testing.B) {
 	for i, s := range fleet.Sites {
 		inputs[i] = newView(s, bundles[s.Name], e.needs.discovery).value(nil, e.needs.positions)
 	}
-	for _, bench := range []struct {
-		name string
-		e    *Engine
-		q    query
-	}{
-		{"empty-query", e, query{body: ast.MustParseBody("r0 = set()")}},
-		{"one-rule", withRule, query{body: ast.MustParseBody("r0 = [x | x := data.main.deny[_]]")}},
-		{"library", e, e.local},
-	} {
-		b.Run(bench.name, func(b *testing.B) {
-			pq, err := bench.e.prepare(ctx, bench.q, ast.NewObject())
+	return e, inputs
+}
+
+// benchEvaluations runs each evaluation over the inputs in turn and
+// reports its CPU time per evaluation.
+func benchEvaluations(b *testing.B, inputs []ast.Value, evals []evaluation) {
+	ctx := context.Background()
+	for _, ev := range evals {
+		b.Run(ev.name, func(b *testing.B) {
+			pq, err := ev.e.prepare(ctx, ev.q, ast.NewObject())
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -96,7 +124,7 @@ func BenchmarkEvaluate(b *testing.B) {
 			b.ResetTimer()
 			cpu0 := processCPU()
 			for i := range b.N {
-				rs, err := bench.e.eval(ctx, &pq, inputs[i%n])
+				rs, err := ev.e.eval(ctx, &pq, inputs[i%len(inputs)])
 				if err != nil || len(rs) != 1 {
 					b.Fatalf("evaluate: %v, %d results", err, len(rs))
 				}
@@ -108,7 +136,7 @@ func BenchmarkEvaluate(b *testing.B) {
 
 // benchFleet generates, loads and renders a fleet of n sites (one in four
 // HA, the rest SNO, 20 extra manifests each).
-func benchFleet(b *testing.B, n int) (*sites.Fleet, map[string]*render.Bundle) {
+func benchFleet(b testing.TB, n int) (*sites.Fleet, map[string]*render.Bundle) {
 	b.Helper()
 	dir := b.TempDir()
 	if _, err := gen.Generate(dir, gen.Config{Sites: n, Shape: gen.ShapeMixed, Layout: gen.LayoutFiles, Manifests: 20, Seed: 1}); err != nil {

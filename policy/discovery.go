@@ -70,6 +70,7 @@ func discoveryViews(b *render.Bundle) []discoveryView {
 		if dv.bound > render.DiscoveryIgnitionWarn {
 			dv.archive = d.ArchiveSize()
 		}
+		d.Release()
 		out = append(out, dv)
 	}
 	return out

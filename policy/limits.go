@@ -80,12 +80,15 @@ var installLimits = sync.OnceFunc(func() {
 		topdown.RegisterBuiltinFunc(name, func(bctx topdown.BuiltinContext, args []*ast.Term, iter func(*ast.Term) error) error {
 			if check != nil {
 				if err := check(args); err != nil {
-					return overLimit(bctx, name, err)
+					return overLimit(bctx.Location, name, err)
 				}
 			}
+			// The callback keeps the location only: capturing bctx would
+			// move the whole context to the heap at every call.
+			loc := bctx.Location
 			return inner(bctx, args, func(t *ast.Term) error {
 				if err := resultCheck(t); err != nil {
-					return overLimit(bctx, name, err)
+					return overLimit(loc, name, err)
 				}
 				return iter(t)
 			})
@@ -95,8 +98,8 @@ var installLimits = sync.OnceFunc(func() {
 
 // overLimit stops the evaluation (a Halt, not an undefined expression that
 // would let the rule pass silently).
-func overLimit(bctx topdown.BuiltinContext, name string, err error) error {
-	return topdown.Halt{Err: &topdown.Error{Code: topdown.BuiltinErr, Location: bctx.Location,
+func overLimit(loc *ast.Location, name string, err error) error {
+	return topdown.Halt{Err: &topdown.Error{Code: topdown.BuiltinErr, Location: loc,
 		Message: fmt.Sprintf("%s: %v: siteops bounds what one built-in call may make (docs/policy.md, Sandbox)", name, err)}}
 }
 

@@ -26,8 +26,10 @@ type pureResults struct {
 	// ops memoizes, per operator term of a call, whether it names one.
 	ops sync.Map // *ast.Term -> bool
 
-	mu    sync.Mutex
-	table atomic.Pointer[map[int][]cacheEntry]
+	mu sync.Mutex
+	// table is split by hash into shards, each replaced whole when a
+	// result is added: a copy costs a shard, not every result kept.
+	table [pureShards]atomic.Pointer[map[int][]cacheEntry]
 	size  int
 	// seen holds the hashes of calls made once: a result is kept the
 	// second time its call is made, so that values of one site (a host
@@ -40,7 +42,13 @@ type pureResults struct {
 const (
 	maxPureResults = 4096
 	maxSeenOnce    = 1 << 16
+	pureShards     = 256
 )
+
+// shard is the table shard of a hash.
+func (p *pureResults) shard(hash int) *atomic.Pointer[map[int][]cacheEntry] {
+	return &p.table[uint(hash)%pureShards]
+}
 
 // newPureResults finds the pure functions of the built-in library: rules
 // with arguments under data.siteops, none of whose rules reached reads the
@@ -118,7 +126,7 @@ func (p *pureResults) isPure(op *ast.Term) bool {
 
 // get returns the kept result of a call, nil when there is none.
 func (p *pureResults) get(hash int, ref ast.Ref) *ast.Term {
-	table := p.table.Load()
+	table := p.shard(hash).Load()
 	if table == nil {
 		return nil
 	}
@@ -150,7 +158,6 @@ func (p *pureResults) keep(c *ruleCache) {
 	if p.seen == nil || len(p.seen) > maxSeenOnce {
 		p.seen = map[int]bool{}
 	}
-	var next map[int][]cacheEntry
 	for _, e := range fresh {
 		h := e.ref.Hash()
 		if !p.seen[h] {
@@ -160,22 +167,20 @@ func (p *pureResults) keep(c *ruleCache) {
 		if p.size >= maxPureResults {
 			break
 		}
-		if next == nil {
-			next = map[int][]cacheEntry{}
-			if old := p.table.Load(); old != nil {
-				for h, list := range *old {
-					next[h] = list
-				}
-			}
-		}
-		if p.getIn(next, h, e.ref) {
+		shard := p.shard(h)
+		old := shard.Load()
+		if old != nil && p.getIn(*old, h, e.ref) {
 			continue
 		}
+		next := map[int][]cacheEntry{}
+		if old != nil {
+			for k, list := range *old {
+				next[k] = list
+			}
+		}
 		next[h] = append(next[h][:len(next[h]):len(next[h])], e)
+		shard.Store(&next)
 		p.size++
-	}
-	if next != nil {
-		p.table.Store(&next)
 	}
 }
 

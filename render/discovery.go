@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	v32 "github.com/coreos/ignition/v2/config/v3_2"
 	"github.com/coreos/ignition/v2/config/v3_2/types"
@@ -85,6 +86,23 @@ type Discovery struct {
 	// NMStateConfigs is how many NMStateConfigs went into it.
 	NMStateConfigs int
 }
+
+// Release hands the config's JSON back for a later DiscoveryIgnition to
+// write into; d.JSON is nil afterwards. A caller that needs only the size
+// (a check of every site of a fleet) releases each config once it is
+// measured, and the JSON of the next one costs no allocation.
+func (d *Discovery) Release() {
+	if b := d.JSON; b != nil && cap(b) <= maxPooledJSON {
+		jsonBuffers.Put(&b)
+	}
+	d.JSON = nil
+}
+
+// jsonBuffers holds released configs' buffers; maxPooledJSON is the
+// largest kept (a config near the 256 KiB limit is rare).
+var jsonBuffers sync.Pool
+
+const maxPooledJSON = 1 << 20
 
 // DiscoveryIgnition builds the discovery Ignition for one InfraEnv object
 // with the static network config of the given NMStateConfig objects (the
@@ -353,7 +371,12 @@ func nmPolicy(doc string, itfs [][2]string) string {
 		}
 	}
 	b.WriteString("desiredState:\n")
-	if len(replace) > 0 {
+	switch {
+	case len(replace) == 2:
+		// One interface, the usual case: the same replacement without a
+		// Replacer's tables built for every config.
+		doc = strings.ReplaceAll(doc, replace[0], replace[1])
+	case len(replace) > 2:
 		doc = strings.NewReplacer(replace...).Replace(doc)
 	}
 	// Indent the document under desiredState (yamlenc writes no blank

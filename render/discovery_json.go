@@ -28,7 +28,12 @@ func builtConfigJSON(cfg *types.Config) []byte {
 			n += len(*u.Contents) + len(u.Name) + 64
 		}
 	}
-	b := make([]byte, 0, n+n/8)
+	var b []byte
+	if p, ok := jsonBuffers.Get().(*[]byte); ok && cap(*p) >= n {
+		b = (*p)[:0]
+	} else {
+		b = make([]byte, 0, n+n/8)
+	}
 
 	b = append(b, `{"ignition":{"config":{"replace":{"verification":{}}},"proxy":{`...)
 	px := &cfg.Ignition.Proxy
@@ -154,8 +159,16 @@ func appendUnit(b []byte, u *types.Unit) []byte {
 // escaped, and each byte of invalid UTF-8 as \ufffd.
 func appendJSONString(b []byte, s string) []byte {
 	if len(s) >= minMemoJSON && len(s) <= maxMemoText {
-		return append(b, jsonStrings.get(s, func() string { return string(quoteJSON(nil, s)) })...)
+		if q, ok := jsonStrings.lookup(s); ok {
+			return append(b, q...)
+		}
+		if !jsonStrings.full() {
+			q := string(quoteJSON(nil, s))
+			jsonStrings.put(s, q)
+			return append(b, q...)
+		}
 	}
+	// Not remembered, nor to be: quoted where it goes.
 	return quoteJSON(b, s)
 }
 

@@ -351,6 +351,38 @@ func TestDiscoveryIgnitionIsDeterministic(t *testing.T) {
 	}
 }
 
+// TestDiscoveryRelease builds configs into the buffers of released ones,
+// larger and smaller: each is the config built into a fresh buffer.
+func TestDiscoveryRelease(t *testing.T) {
+	sel := map[string]any{"nmStateConfigLabelSelector": map[string]any{"matchLabels": map[string]any{"l": "a"}}}
+	var nm []*render.Object
+	for i := range 8 {
+		nm = append(nm, nmState("ns", fmt.Sprintf("h%d", i), map[string]any{"l": "a"}, fmt.Sprintf("192.0.2.%d", 10+i),
+			fmt.Sprintf("0a:00:00:00:%02x:01", i)))
+	}
+	var want [][]byte
+	for n := range len(nm) + 1 {
+		d, err := render.DiscoveryIgnition(infraEnv(sel), nm[:n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, bytes.Clone(d.JSON))
+	}
+	for _, n := range []int{8, 0, 3, 8, 1, 5, 8} {
+		d, err := render.DiscoveryIgnition(infraEnv(sel), nm[:n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(d.JSON, want[n]) {
+			t.Fatalf("the config of %d NMStateConfigs built after a release differs from the one built before", n)
+		}
+		d.Release()
+		if d.JSON != nil {
+			t.Fatal("a released config keeps its JSON")
+		}
+	}
+}
+
 // TestDiscoveryArchive checks the archive against its definition: a gzip
 // stream of a newc cpio archive with config.ign, and the bound.
 func TestDiscoveryArchive(t *testing.T) {
@@ -452,8 +484,8 @@ func TestDiscoveryGrowsWithNMStateConfigs(t *testing.T) {
 	}
 }
 
-// BenchmarkDiscoveryIgnition builds the discovery Ignition of a
-// four-node dual-stack site, as a check does once per InfraEnv.
+// BenchmarkDiscoveryIgnition builds and measures the discovery Ignition
+// of a four-node dual-stack site, as a check does once per InfraEnv.
 func BenchmarkDiscoveryIgnition(b *testing.B) {
 	t := &testing.T{}
 	bundle := exampleBundle(t, "tidewater-ds-01")
@@ -473,6 +505,7 @@ func BenchmarkDiscoveryIgnition(b *testing.B) {
 		if err != nil || d.ArchiveSizeBound() < len(d.JSON) {
 			b.Fatal(err)
 		}
+		d.Release() // as a check does once the size is read
 	}
 }
 

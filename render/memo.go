@@ -25,14 +25,33 @@ const maxMemoText = 16 << 10
 
 // get returns f(k), computed once while k is remembered.
 func (m *memo[K, V]) get(k K, f func() V) V {
-	if v, ok := m.results.Load(k); ok {
-		return v.(V)
+	if v, ok := m.lookup(k); ok {
+		return v
 	}
 	v := f()
-	if m.kept.Load() < m.max {
-		if _, loaded := m.results.LoadOrStore(k, v); !loaded {
-			m.kept.Add(1)
-		}
-	}
+	m.put(k, v)
 	return v
 }
+
+// lookup returns the remembered result for k.
+func (m *memo[K, V]) lookup(k K) (V, bool) {
+	if v, ok := m.results.Load(k); ok {
+		return v.(V), true
+	}
+	var zero V
+	return zero, false
+}
+
+// put remembers v for k while the memo is not full.
+func (m *memo[K, V]) put(k K, v V) {
+	if m.full() {
+		return
+	}
+	if _, loaded := m.results.LoadOrStore(k, v); !loaded {
+		m.kept.Add(1)
+	}
+}
+
+// full reports whether the memo keeps no more results: a caller may then
+// compute a result where it is needed rather than as a value to keep.
+func (m *memo[K, V]) full() bool { return m.kept.Load() >= m.max }

@@ -3,6 +3,7 @@ package sites
 import (
 	"bytes"
 	"io"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -18,18 +19,38 @@ var fastYAML = true
 // (the node trees yaml.v3 builds, several times faster; most site files
 // and extra manifests are), else from yaml.v3's Decoder, which then also
 // words any syntax error.
+//
+// Its nodes come from a blockyaml.Parser taken from a pool: release gives
+// them back once the caller has made what it keeps out of them (decoding
+// copies every scalar into values of its own), and the next text is
+// parsed into them.
 type documentReader struct {
 	parsed []*yaml.Node
 	dec    *yaml.Decoder
+	parser *blockyaml.Parser
 }
+
+var parsers = sync.Pool{New: func() any { return new(blockyaml.Parser) }}
 
 func newDocumentReader(data []byte) *documentReader {
 	if fastYAML {
-		if docs, ok := blockyaml.Parse(data); ok {
-			return &documentReader{parsed: docs}
+		ps := parsers.Get().(*blockyaml.Parser)
+		if docs, ok := ps.Parse(data); ok {
+			return &documentReader{parsed: docs, parser: ps}
 		}
+		parsers.Put(ps)
 	}
 	return &documentReader{dec: yaml.NewDecoder(bytes.NewReader(data))}
+}
+
+// release ends the use of the reader's nodes: no node read from it may be
+// used afterwards.
+func (r *documentReader) release() {
+	r.parsed = nil
+	if r.parser != nil {
+		parsers.Put(r.parser)
+		r.parser = nil
+	}
 }
 
 // next reads the next document into root, as yaml.Decoder.Decode does; it

@@ -27,7 +27,9 @@ func DecodeManifest(file string, data []byte) (map[string]any, error) {
 // mapping, into out.
 func decodeFirst(file string, data []byte, out any) error {
 	var root yaml.Node
-	err := newDocumentReader(data).next(&root)
+	docs := newDocumentReader(data)
+	defer docs.release() // out is made of values of its own
+	err := docs.next(&root)
 	if errors.Is(err, io.EOF) {
 		return fmt.Errorf("%s: the file holds no YAML document", file)
 	}

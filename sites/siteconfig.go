@@ -31,6 +31,7 @@ func decodeFile(file string, data []byte, o decodeOptions) ([]*Site, Problems) {
 		problems Problems
 	)
 	docs := newDocumentReader(data)
+	defer docs.release() // the sites are values of their own
 	budget := newBudget()
 	count := 0
 	for doc := 0; ; doc++ {

@@ -13,12 +13,28 @@ const maxImplicitKey = 1024
 
 // Parse returns the documents of data as yaml.v3's Decoder reads them, or
 // false when data is not in the subset this package reads (doc.go).
-func Parse(data []byte) (docs []*yaml.Node, ok bool) {
+func Parse(data []byte) (docs []*yaml.Node, ok bool) { return parse(data, nil) }
+
+// A Parser parses texts one after the other into the nodes of the texts
+// before: the documents a Parse returns are valid until the Parser's next
+// Parse. A caller that turns each text's nodes into values of its own
+// (a site's structs, a manifest's maps) before reading the next text
+// saves their allocation, the largest of parsing. A Parser is not safe
+// for concurrent use; its zero value is ready.
+type Parser struct {
+	slab []yaml.Node
+}
+
+// Parse is the package's Parse, into the nodes of the Parser's previous
+// texts.
+func (ps *Parser) Parse(data []byte) (docs []*yaml.Node, ok bool) { return parse(data, ps) }
+
+func parse(data []byte, reuse *Parser) (docs []*yaml.Node, ok bool) {
 	if !plainText(data) {
 		return nil, false
 	}
 	// The text is read in place: every string a node keeps is a copy.
-	p := parser{src: unsafe.String(unsafe.SliceData(data), len(data))}
+	p := parser{src: unsafe.String(unsafe.SliceData(data), len(data)), reuse: reuse}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, is := r.(unsupported); !is {
@@ -70,6 +86,8 @@ type parser struct {
 	// that also starts a mapping three).
 	slab     []yaml.Node
 	slabSize int
+	// reuse, when not nil, lends its slab and keeps the largest one made.
+	reuse *Parser
 }
 
 // document is the content lines of one document, and where yaml.v3 places
@@ -140,10 +158,24 @@ func (p *parser) split() {
 	p.slabSize = 2*len(all) + 2*len(p.docs) + 8
 }
 
+// maxKeptNodes bounds the slab a Parser keeps (about 2 MB): a rare large
+// text is not held for the texts after it.
+const maxKeptNodes = 1 << 14
+
 // node returns a new node from the slab.
 func (p *parser) node(kind yaml.Kind, tag, value string, line, column int) *yaml.Node {
 	if len(p.slab) == cap(p.slab) {
-		p.slab = make([]yaml.Node, 0, p.slabSize)
+		switch {
+		case p.slab == nil && p.reuse != nil && cap(p.reuse.slab) >= p.slabSize:
+			// Each node is written whole when it is taken, so what the
+			// previous texts left in the slab is never read.
+			p.slab = p.reuse.slab[:0]
+		default:
+			p.slab = make([]yaml.Node, 0, p.slabSize)
+			if p.reuse != nil && cap(p.slab) > cap(p.reuse.slab) && cap(p.slab) <= maxKeptNodes {
+				p.reuse.slab = p.slab[:0]
+			}
+		}
 	}
 	p.slab = append(p.slab, yaml.Node{Kind: kind, Tag: tag, Value: value, Line: line, Column: column})
 	return &p.slab[len(p.slab)-1]

@@ -222,6 +222,45 @@ func TestParseRandomDocuments(t *testing.T) {
 	t.Logf("Parse took %d of %d random documents", taken, n)
 }
 
+// TestParserReusesNodes parses random documents, large and small, one
+// after the other with one Parser: each text's documents are what
+// yaml.v3 reads, whatever the texts before it left in the nodes.
+func TestParserReusesNodes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 29))
+	var ps Parser
+	taken := 0
+	for i := range 5000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(4) {
+			if b.Len() > 0 {
+				b.WriteString("---\n")
+			}
+			randomBlock(rng, &b, 0, 0)
+		}
+		data := []byte(b.String())
+		got, ok := ps.Parse(data)
+		if !ok {
+			continue
+		}
+		taken++
+		want, err := reference(data)
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("text %d: %d documents, yaml.v3 reads %d (%v)", i, len(got), len(want), err)
+		}
+		for j := range got {
+			if d := diff(got[j], want[j], fmt.Sprintf("doc %d", j)); d != "" {
+				t.Fatalf("text %d: %s\n%s", i, d, data)
+			}
+		}
+	}
+	if taken < 100 {
+		t.Fatalf("Parse took %d texts: the test proves little", taken)
+	}
+	if cap(ps.slab) == 0 {
+		t.Fatal("the Parser kept no nodes for the next text")
+	}
+}
+
 var scalars = []string{"a", "x y", "1", "-1", "0644", "true", "yes", "~", "null", "", "''", `""`, "'it''s'", `"a:b"`,
 	"http://h:1/p", "a#b", "a #c", "# c", "a: b", "a:", ":a", "-", "- a", "--x", "---", "...", "?x", "[a]", "{a}", "a,b",
 	"&x", "*x", "!t", "|", ">", "%x", "@x", "'a", `"a`, "'a' b", "2001-01-01", "1.5e3", ".nan", "<<", "=", "a  ", "a\\b", `"a\"b"`}

@@ -17,28 +17,18 @@ package siteops.rules.bmc_credentials
 
 import data.siteops.lib
 
-# Both checks start with what every good name satisfies, valid_name, whose
-# result the second finds cached.
-deny contains f if {
-	some node in input.site.nodes
-	not valid_name(node.bmc.credentialsName)
-	trim_space(node.bmc.credentialsName) == ""
-	f := {
-		"msg": sprintf("node %s names no BMC credentials Secret (bmcCredentialsName.name is empty or missing)", [node.hostname]),
-		"field": lib.node_field(node, "bmcCredentialsName.name"),
-	}
-}
-
+# The check starts with what every good name satisfies, valid_name; only a
+# name that fails it gets a message.
 deny contains f if {
 	some node in input.site.nodes
 	name := node.bmc.credentialsName
 	not valid_name(name)
-	trim_space(name) != ""
-	f := {
-		"msg": sprintf("BMC credentials Secret name %q of node %s is not a valid Secret name (lower-case DNS subdomain, at most 253 characters)", [name, node.hostname]),
-		"field": lib.node_field(node, "bmcCredentialsName.name"),
-	}
+	f := {"msg": problem(name, node.hostname), "field": lib.node_field(node, "bmcCredentialsName.name")}
 }
+
+problem(name, host) := sprintf("node %s names no BMC credentials Secret (bmcCredentialsName.name is empty or missing)", [host]) if {
+	trim_space(name) == ""
+} else := sprintf("BMC credentials Secret name %q of node %s is not a valid Secret name (lower-case DNS subdomain, at most 253 characters)", [name, host])
 
 # valid_name holds for a Secret name: a DNS-1123 subdomain.
 valid_name(name) if {

@@ -75,15 +75,19 @@ ipv4_int(ip) := n if {
 	n := ((p[0] * 256 + p[1]) * 256 + p[2]) * 256 + p[3]
 }
 
-# broadcast is the broadcast address of an IPv4 CIDR (as a number), for
-# prefixes that have one (up to /30).
-broadcast(cidr) := b if {
+# is_broadcast holds when ip is the broadcast address of an IPv4 CIDR that
+# has one (prefix up to /30): inside it, with every host bit set. The
+# host bits of the last octet are tested first, on that octet alone:
+# arithmetic on the whole address is costly, and that test rules out
+# almost every address that is not a broadcast.
+is_broadcast(ip, cidr) if {
 	[addr, len] := split(cidr, "/")
+	host := 32 - to_number(len)
+	host >= 2
 	ipv4(addr)
-	to_number(len) <= 30
-	size := bits.lsh(1, 32 - to_number(len))
-	start := ipv4_int(addr) - (ipv4_int(addr) % size)
-	b := (start + size) - 1
+	net.cidr_contains(cidr, ip)
+	(to_number(split(ip, ".")[3]) + 1) % bits.lsh(1, min([host, 8])) == 0
+	(ipv4_int(ip) + 1) % bits.lsh(1, host) == 0
 }
 
 # others returns the places of the fleet, other than the node at path, that

@@ -27,10 +27,9 @@ deny contains f if {
 }
 
 # overlap holds when two valid CIDRs intersect: the rare case, in which the
-# networks are looked at with their kinds and fields.
+# networks are looked at with their kinds and fields. Two CIDR blocks
+# intersect only when one holds the other, so one call finds out: each
+# CIDR contains itself, and any other pair is an overlap.
 overlap if {
-	some i, a in lib.valid_cidrs
-	some j, b in lib.valid_cidrs
-	i < j
-	net.cidr_intersects(a, b)
+	count(net.cidr_contains_matches(lib.valid_cidrs, lib.valid_cidrs)) > count(lib.valid_cidrs)
 }

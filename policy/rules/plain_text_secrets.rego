@@ -51,17 +51,23 @@ deny contains f if {
 	some f in text_findings(t, input.site.fields.sshKey, "sshPublicKey")
 }
 
-# The proxy URLs.
+# The values written as free text are looked at only when the site's
+# text holds one of the words: most sites do not, and their check is then
+# this one body.
 deny contains f if {
 	site_suspicious
+	some f in free_text
+}
+
+# The proxy URLs.
+free_text contains f if {
 	some k, t in input.site.cluster.proxy
 	suspicious(t)
 	some f in text_findings(t, sprintf("%s.%s", [input.site.fields.proxy, k]), sprintf("proxy.%s", [k]))
 }
 
 # BMC addresses and installer args.
-deny contains f if {
-	site_suspicious
+free_text contains f if {
 	some node in input.site.nodes
 	some name, t in {"bmcAddress": node.bmc.address, "installerArgs": node.installerArgs}
 	suspicious(t)
@@ -70,16 +76,14 @@ deny contains f if {
 
 # JSON texts: the install-config and Ignition overrides, as text and as
 # JSON.
-deny contains f if {
-	site_suspicious
+free_text contains f if {
 	some name in ["installConfigOverrides", "ignitionConfigOverride"]
 	t := input.site.cluster[name]
 	suspicious(t)
 	some f in json_findings(t, input.site.fields[name], name)
 }
 
-deny contains f if {
-	site_suspicious
+free_text contains f if {
 	some node in input.site.nodes
 	t := node.ignitionConfigOverride
 	suspicious(t)
@@ -87,18 +91,15 @@ deny contains f if {
 }
 
 # Flat maps: annotations, cluster labels, node labels.
-deny contains f if {
-	site_suspicious
+free_text contains f if {
 	some f in map_findings(input.site.annotations, input.site.fields.annotations, "annotation %s")
 }
 
-deny contains f if {
-	site_suspicious
+free_text contains f if {
 	some f in map_findings(input.site.cluster.labels, input.site.fields.labels, "cluster label %s")
 }
 
-deny contains f if {
-	site_suspicious
+free_text contains f if {
 	some node in input.site.nodes
 	what := concat("", ["node label %s of node ", node.hostname])
 	some f in map_findings(node.labels, lib.node_field(node, "nodeLabels"), what)

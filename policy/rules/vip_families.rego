@@ -51,10 +51,16 @@ several if count(input.site.cluster.apiVIPs) > 1
 
 several if count(input.site.cluster.ingressVIPs) > 1
 
-# More than two VIPs of a kind (the ClusterInstance CRD refuses them; a
-# SiteConfig does not).
+# Every check below is for a multi-node cluster: a single-node cluster's
+# check is this one body.
 deny contains f if {
 	lib.multi_node
+	some f in problems
+}
+
+# More than two VIPs of a kind (the ClusterInstance CRD refuses them; a
+# SiteConfig does not).
+problems contains f if {
 	several
 	some kind, k in kinds
 	count(k.vips) > 2
@@ -67,8 +73,7 @@ deny contains f if {
 }
 
 # Two VIPs of one family.
-deny contains f if {
-	lib.multi_node
+problems contains f if {
 	several
 	some kind, k in kinds
 	count(k.vips) >= 2
@@ -82,8 +87,7 @@ deny contains f if {
 }
 
 # On a dual-stack cluster the first VIP is of the primary family.
-deny contains f if {
-	lib.multi_node
+problems contains f if {
 	count(input.site.cluster.machineNetworks) > 1
 	dual_stack
 	some kind, k in kinds
@@ -100,8 +104,7 @@ deny contains f if {
 }
 
 # An IP family with a VIP of one kind has one of the other kind.
-deny contains f if {
-	lib.multi_node
+problems contains f if {
 	not paired_singles
 	count(input.site.cluster.apiVIPs) > 0
 	count(input.site.cluster.ingressVIPs) > 0

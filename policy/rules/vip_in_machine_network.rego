@@ -17,9 +17,6 @@ import data.siteops.lib
 
 machine := [c | some c in input.site.cluster.machineNetworks; net.cidr_is_valid(c)]
 
-# broadcasts are the broadcast addresses of the IPv4 machine networks.
-broadcasts := {b: cidr | some cidr in machine; b := lib.broadcast(cidr)}
-
 deny contains f if {
 	lib.multi_node
 	count(input.site.cluster.machineNetworks) > 0
@@ -32,11 +29,14 @@ problem(vip) := sprintf("%s VIP %q is not an IP address", [vip.kind, vip.ip]) if
 	not lib.ip_valid(vip.ip)
 } else := sprintf("%s VIP %s is in no machine network (%s)", [vip.kind, vip.ip, concat(", ", input.site.cluster.machineNetworks)]) if {
 	not inside(vip.ip)
-} else := sprintf("%s VIP %s is the broadcast address of machine network %s", [vip.kind, vip.ip, broadcasts[lib.ipv4_int(vip.ip)]]) if {
+} else := sprintf("%s VIP %s is the broadcast address of machine network %s", [vip.kind, vip.ip, broadcast_of(vip.ip)]) if {
 	lib.ipv4(vip.ip)
 	maybe_broadcast(vip.ip)
-	broadcasts[lib.ipv4_int(vip.ip)]
+	broadcast_of(vip.ip)
 }
+
+# broadcast_of is the first machine network whose broadcast address ip is.
+broadcast_of(ip) := [cidr | some cidr in machine; lib.is_broadcast(ip, cidr)][0]
 
 # maybe_broadcast holds for an IPv4 address whose two lowest bits are set,
 # as in every broadcast address (prefixes up to /30): most VIPs are ruled
