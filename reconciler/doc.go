@@ -36,7 +36,8 @@
 //
 // status/<site>.yaml is the site's reconciler/status.Document, keys
 // sorted, written only when its bytes change; status/README.md is a
-// fleet table in Markdown. Installation progress between revisions is
+// fleet table in Markdown, whose rows go to status/pages/NN.md past
+// readmePagedAbove sites (readme.go). Installation progress between revisions is
 // written at most every WithStatusInterval, and never sooner after a
 // write than twice the time that write took.
 //

@@ -22,13 +22,12 @@ import (
 // writeback holds the status files as last written: the encoded document
 // and the README row of every site. Only the Run goroutine uses it.
 type writeback struct {
-	// files is the status directory: the documents by file name and the
-	// README. The source writes what changed in it since its last write.
+	// files is the status directory: the documents by file name, the
+	// README and its pages. The source writes what changed in it since
+	// its last write.
 	files *source.StatusFiles
-	rows  map[string]string
-	// sites are the names of rows, sorted: the README lists them in
-	// that order, and a write adds or removes a few.
-	sites []string
+	// table holds the README row of every site with a document.
+	table *fleetTable
 	// unnamed holds the documents of sites whose name gives no file
 	// name (status.FileName): not written, kept to tell when they change.
 	unnamed map[string][]byte
@@ -40,18 +39,15 @@ type writeback struct {
 }
 
 func newWriteback() *writeback {
-	return &writeback{files: source.NewStatusFiles(), rows: map[string]string{}, unnamed: map[string][]byte{}}
+	return &writeback{files: source.NewStatusFiles(), table: newFleetTable(), unnamed: map[string][]byte{}}
 }
 
 // has reports whether the site has a document.
-func (wb *writeback) has(site string) bool {
-	_, ok := wb.rows[site]
-	return ok
-}
+func (wb *writeback) has(site string) bool { return wb.table.has(site) }
 
 // set records the document of a site and its README row, and reports
 // whether the document changed.
-func (wb *writeback) set(site string, data []byte, row func() string) bool {
+func (wb *writeback) set(site string, data []byte, row func() readmeRow) bool {
 	file, named := status.FileName(site)
 	switch {
 	case named && !wb.files.Set(file, data):
@@ -61,11 +57,7 @@ func (wb *writeback) set(site string, data []byte, row func() string) bool {
 	case !named:
 		wb.unnamed[site] = data
 	}
-	if !wb.has(site) {
-		i, _ := slices.BinarySearch(wb.sites, site)
-		wb.sites = slices.Insert(wb.sites, i, site)
-	}
-	wb.rows[site] = row()
+	wb.table.set(site, row())
 	return true
 }
 
@@ -78,10 +70,7 @@ func (wb *writeback) drop(site string) bool {
 		wb.files.Delete(file)
 	}
 	delete(wb.unnamed, site)
-	delete(wb.rows, site)
-	if i, ok := slices.BinarySearch(wb.sites, site); ok {
-		wb.sites = slices.Delete(wb.sites, i, i+1)
-	}
+	wb.table.drop(site)
 	return true
 }
 
@@ -157,7 +146,7 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 			}
 		case u.err != nil:
 			return false, fmt.Errorf("encode the status of %s: %w", u.name, u.err)
-		case wb.set(u.name, u.data, func() string { return redact.Text(readmeRow(u.doc)) }):
+		case wb.set(u.name, u.data, func() readmeRow { return newReadmeRow(u.doc) }):
 			changed = append(changed, u.name)
 		}
 	}
@@ -165,7 +154,7 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 		l.o.logger.Info("site gone", "site", name)
 	}
 	l.publish()
-	readme := wb.files.Set(status.ReadmeFile, redact.Bytes(l.readme()))
+	readme := l.writeReadme()
 	if len(changed) == 0 && !readme && !wb.pending {
 		return false, nil
 	}

@@ -197,9 +197,10 @@ func measure(ctx context.Context, cfg config, bin, work string, stdout, stderr i
 	}
 	afterRSS, _ := r.memory()
 
-	var latencies, passes []time.Duration
+	var latencies, passes, fetches, writes, pushes, cpus []time.Duration
 	var rss []string
 	for i := range cfg.changes {
+		cpu0 := r.cpu()
 		file := stats.Files[(i*7919)%len(stats.Files)]
 		rev, err := b.commitChange(file, i)
 		if err != nil {
@@ -208,6 +209,10 @@ func measure(ctx context.Context, cfg config, bin, work string, stdout, stderr i
 		t0 := time.Now()
 		if err := r.webhook(ctx, rev); err != nil {
 			return fmt.Errorf("webhook: %w", err)
+		}
+		seen, err := r.waitFor(ctx, func(e logEntry) bool { return e.Msg == "new revision" && e.Revision == rev })
+		if err != nil {
+			return fmt.Errorf("wait for %s to be fetched: %w", rev, err)
 		}
 		pass, err := r.waitFor(ctx, func(e logEntry) bool { return e.Msg == "pass finished" && e.Revision == rev })
 		if err != nil {
@@ -218,6 +223,10 @@ func measure(ctx context.Context, cfg config, bin, work string, stdout, stderr i
 			return fmt.Errorf("wait for the status of %s: %w", rev, err)
 		}
 		latencies = append(latencies, pushed.at.Sub(t0))
+		fetches = append(fetches, seen.at.Sub(t0))
+		writes = append(writes, time.Duration(pushed.Duration))
+		pushes = append(pushes, time.Duration(pushed.SourceDuration))
+		cpus = append(cpus, r.cpu()-cpu0)
 		passes = append(passes, time.Duration(pass.Duration))
 		now, _ := r.memory()
 		rss = append(rss, benchutil.MB(now))
@@ -240,6 +249,9 @@ func measure(ctx context.Context, cfg config, bin, work string, stdout, stderr i
 	}
 	fmt.Fprintf(stdout, "  %-44s median %s, max %s (%d commits)\n", "one-site commit to its status pushed", median(latencies), slices.Max(latencies).Round(time.Millisecond), len(latencies))
 	fmt.Fprintf(stdout, "  %-44s median %s\n", "incremental pass (load to status pushed)", median(passes))
+	fmt.Fprintf(stdout, "  %-44s median %s\n", "  webhook to revision fetched and compared", median(fetches))
+	fmt.Fprintf(stdout, "  %-44s median %s (commit and push %s)\n", "  status written", median(writes), median(pushes))
+	fmt.Fprintf(stdout, "  %-44s median %s\n", "  CPU time of siteops per commit", median(cpus))
 	fmt.Fprintf(stdout, "  %-44s %s MB\n", "RSS after each one-site commit", strings.Join(rss, ", "))
 	fmt.Fprintf(stdout, "  %-44s %s (peak %s): %+.1f %% from the first pass, %+.1f %% from once installed\n", "RSS after the one-site commits",
 		mb(endRSS), mb(endPeak), 100*(float64(endRSS)/float64(firstRSS)-1), 100*(float64(endRSS)/float64(afterRSS)-1))

@@ -170,7 +170,10 @@ type Git struct {
 	// Guarded by writeMu: the status directory as last written, and
 	// what the remote holds of it.
 	status statusTree
-	sent   sentStatus
+	// madeTrees are the trees above the status directory that the last
+	// status commit made: the next is most often made on it.
+	madeTrees map[plumbing.Hash][]byte
+	sent      sentStatus
 }
 
 var (

@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
@@ -123,6 +124,11 @@ func (g *Git) writeOnce(ctx context.Context, files *StatusFiles, message string,
 	if err != nil || c == nil {
 		return false, err
 	}
+	// The clone stores the objects while the remote receives them: the
+	// push sends the pack made already.
+	go func() {
+		c.stored <- g.repo.Locked(func(r *git.Repository) error { return g.storeCommit(r, c) })
+	}()
 	if g.o.beforePush != nil {
 		g.o.beforePush()
 	}
@@ -133,7 +139,8 @@ func (g *Git) writeOnce(ctx context.Context, files *StatusFiles, message string,
 		return false, err
 	}
 	g.sent.holds(c.status)
-	g.log.Info("pushed status", "commit", c.hash.String(), "to", g.o.StatusBranch)
+	g.status.root.markPushed()
+	g.log.Info("pushed status", "commit", c.hash.String(), "to", g.o.StatusBranch, "bytes", c.sent)
 	return true, nil
 }
 
@@ -162,14 +169,31 @@ func (g *Git) statusBase(ctx context.Context) (plumbing.Hash, error) {
 	return g.fetch(ctx, g.o.Branch)
 }
 
-// statusCommit is a status commit made and stored, to push.
+// statusCommit is a status commit made, to store and push.
 type statusCommit struct {
 	hash plumbing.Hash
 	// status is its status directory's tree (zero when it has none).
 	status plumbing.Hash
 	// pack holds the objects the remote lacks: the commit, the trees it
-	// changed and the status files that differ from the parent's.
-	pack []byte
+	// changed and the status files that differ from the parent's; some
+	// as deltas on objects the remote holds. objs are the same objects
+	// whole, and local a pack of them to store when there are many.
+	pack, local []byte
+	objs        []*rawObject
+	deltas      int
+	// sent is the size of the pack sent (0: go-git's push sent it).
+	sent int
+	// stored receives the result of storing the commit in the clone.
+	stored chan error
+}
+
+// storeCommit stores the objects of c in the clone and points statusRef
+// at it.
+func (g *Git) storeCommit(r *git.Repository, c *statusCommit) error {
+	if err := storeObjects(r.Storer, g.objectsDir(), c.objs, c.local); err != nil {
+		return fmt.Errorf("store the status files: %w", err)
+	}
+	return r.Storer.SetReference(plumbing.NewHashReference(statusRef, c.hash))
 }
 
 // statusCommit stores a commit of the status tree on top of base; nil
@@ -180,7 +204,8 @@ func (g *Git) statusCommit(r *git.Repository, base plumbing.Hash, files *StatusF
 		return nil, fmt.Errorf("read commit %s: %w", base, err)
 	}
 	dir := strings.Split(g.o.StatusDir, "/")
-	had, err := subtree(r.Storer, parent.TreeHash, dir)
+	trees := newRawTrees(r.Storer, g.madeTrees)
+	had, err := subtree(trees, parent.TreeHash, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -188,6 +213,7 @@ func (g *Git) statusCommit(r *git.Repository, base plumbing.Hash, files *StatusF
 	status := g.status.root.build(func(*rawObject) {})
 	if status == had {
 		g.sent.holds(status)
+		g.status.root.markPushed()
 		return nil, nil
 	}
 	if g.sent.tracked && had == g.sent.tree {
@@ -195,7 +221,7 @@ func (g *Git) statusCommit(r *git.Repository, base plumbing.Hash, files *StatusF
 	} else if err := g.missingObjects(r.Storer, had, files, set); err != nil {
 		return nil, err
 	}
-	root, err := replaceTree(r.Storer, parent.TreeHash, dir, status, set)
+	root, err := replaceTree(trees, parent.TreeHash, dir, status, set)
 	if err != nil {
 		return nil, err
 	}
@@ -208,17 +234,24 @@ func (g *Git) statusCommit(r *git.Repository, base plumbing.Hash, files *StatusF
 		return nil, err
 	}
 	set.add(commit)
-	pack, err := packOf(set.objs)
+	pack, deltas, err := packOf(set.objs, set.bases)
 	if err != nil {
 		return nil, err
 	}
-	if err := storeObjects(r.Storer, g.objectsDir(), set.objs, pack); err != nil {
-		return nil, fmt.Errorf("store the status files: %w", err)
+	// The clone stores many objects as a pack, which must hold them
+	// whole: it does not hold the bases of deltas in itself.
+	var local []byte
+	switch {
+	case len(set.objs) < packThreshold:
+	case deltas == 0:
+		local = pack
+	default:
+		if local, _, err = packOf(set.objs, nil); err != nil {
+			return nil, err
+		}
 	}
-	if err := r.Storer.SetReference(plumbing.NewHashReference(statusRef, commit.hash)); err != nil {
-		return nil, err
-	}
-	return &statusCommit{hash: commit.hash, status: status, pack: pack}, nil
+	g.madeTrees = trees.made
+	return &statusCommit{hash: commit.hash, status: status, pack: pack, local: local, objs: set.objs, deltas: deltas, stored: make(chan error, 1)}, nil
 }
 
 // changedObjects adds to set the objects of the status tree that changed
@@ -230,6 +263,7 @@ func (g *Git) changedObjects(files *StatusFiles, set *objectSet) {
 		for _, d := range g.status.root.path(elems) {
 			if d.obj != nil {
 				set.add(d.obj)
+				set.deltaOn(d.obj, d.pushed)
 			}
 		}
 		if h, ok := g.status.root.fileHash(elems); ok {
@@ -293,9 +327,9 @@ func knownObjects(s storer.EncodedObjectStorer, tree plumbing.Hash, known map[pl
 
 // subtree returns the hash of the directory at dir (split in elements)
 // of tree; zero when there is none.
-func subtree(s storer.EncodedObjectStorer, tree plumbing.Hash, dir []string) (plumbing.Hash, error) {
+func subtree(trees *rawTrees, tree plumbing.Hash, dir []string) (plumbing.Hash, error) {
 	for _, name := range dir {
-		data, err := readRawTree(s, tree)
+		data, err := trees.read(tree)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -309,12 +343,12 @@ func subtree(s storer.EncodedObjectStorer, tree plumbing.Hash, dir []string) (pl
 // replaceTree returns tree with the entry at dir (split in elements) set
 // to the tree sub, or removed when sub is zero, adding the trees it makes
 // to set; zero when the result is empty.
-func replaceTree(s storer.EncodedObjectStorer, tree plumbing.Hash, dir []string, sub plumbing.Hash, set *objectSet) (plumbing.Hash, error) {
+func replaceTree(trees *rawTrees, tree plumbing.Hash, dir []string, sub plumbing.Hash, set *objectSet) (plumbing.Hash, error) {
 	var data []byte
 	var child plumbing.Hash
 	if !tree.IsZero() {
 		var err error
-		if data, err = readRawTree(s, tree); err != nil {
+		if data, err = trees.read(tree); err != nil {
 			return plumbing.ZeroHash, err
 		}
 		if child, err = rawEntryDir(data, dir[0]); err != nil {
@@ -323,7 +357,7 @@ func replaceTree(s storer.EncodedObjectStorer, tree plumbing.Hash, dir []string,
 	}
 	if len(dir) > 1 {
 		var err error
-		if sub, err = replaceTree(s, child, dir[1:], sub, set); err != nil {
+		if sub, err = replaceTree(trees, child, dir[1:], sub, set); err != nil {
 			return plumbing.ZeroHash, err
 		}
 	}
@@ -334,16 +368,35 @@ func replaceTree(s storer.EncodedObjectStorer, tree plumbing.Hash, dir []string,
 	if len(out) == 0 {
 		return plumbing.ZeroHash, nil
 	}
-	return set.add(newRawObject(plumbing.TreeObject, out)), nil
+	obj := newRawObject(plumbing.TreeObject, out)
+	set.add(obj)
+	trees.made[obj.hash] = out
+	if !tree.IsZero() {
+		// The remote holds tree: the commit written on has it.
+		set.deltaOn(obj, &rawObject{typ: plumbing.TreeObject, hash: tree, data: data})
+	}
+	return obj.hash, nil
 }
 
-// objectSet is a list of objects without repeats.
+// objectSet is a list of objects without repeats, and the objects the
+// remote holds that some of them may be sent as deltas on.
 type objectSet struct {
-	objs []*rawObject
-	seen map[plumbing.Hash]bool
+	objs  []*rawObject
+	seen  map[plumbing.Hash]bool
+	bases map[plumbing.Hash]*rawObject
 }
 
-func newObjectSet() *objectSet { return &objectSet{seen: map[plumbing.Hash]bool{}} }
+func newObjectSet() *objectSet {
+	return &objectSet{seen: map[plumbing.Hash]bool{}, bases: map[plumbing.Hash]*rawObject{}}
+}
+
+// deltaOn records base, an earlier version of o that the remote holds
+// (nil: none), as the base o may be sent as a delta on.
+func (s *objectSet) deltaOn(o, base *rawObject) {
+	if base != nil && base.hash != o.hash && base.typ == o.typ {
+		s.bases[o.hash] = base
+	}
+}
 
 func (s *objectSet) add(o *rawObject) plumbing.Hash {
 	if !s.seen[o.hash] {
@@ -435,6 +488,10 @@ func (g *Git) push(ctx context.Context, base plumbing.Hash, c *statusCommit, fet
 	ctx, cancel := context.WithTimeout(ctx, g.o.Timeout)
 	defer cancel()
 	err := g.sendPack(ctx, base, c)
+	// Nothing refers to the commit in the clone before it is stored.
+	if serr := <-c.stored; serr != nil {
+		return serr
+	}
 	if errors.Is(err, errBranchMoved) && !fetched {
 		return err
 	}
@@ -462,6 +519,10 @@ func (g *Git) push(ctx context.Context, base plumbing.Hash, c *statusCommit, fet
 // forcePush reports whether status pushes are forced: the status branch
 // is not the source branch.
 func (g *Git) forcePush() bool { return g.o.StatusBranch != g.o.Branch }
+
+// noThin is the capability a receive-pack advertises when it takes only
+// packs that hold the bases of their deltas (git/Documentation/gitprotocol-capabilities.txt).
+const noThin = capability.Capability("no-thin")
 
 // errBranchMoved is sendPack's error when the status branch is no longer
 // at the commit the status was made on.
@@ -504,9 +565,17 @@ func (g *Git) sendPack(ctx context.Context, base plumbing.Hash, c *statusCommit)
 	if !old.IsZero() && old != base {
 		return errBranchMoved
 	}
+	pack := c.pack
+	if adv.Capabilities.Supports(noThin) && c.deltas > 0 {
+		// The server takes no deltas on objects it holds.
+		if pack, _, err = packOf(c.objs, nil); err != nil {
+			return err
+		}
+	}
 	req := packp.NewReferenceUpdateRequestFromCapabilities(adv.Capabilities)
 	req.Commands = []*packp.Command{{Name: dst, Old: old, New: c.hash}}
-	req.Packfile = io.NopCloser(bytes.NewReader(c.pack))
+	req.Packfile = io.NopCloser(bytes.NewReader(pack))
+	c.sent = len(pack)
 	rs, err := sess.ReceivePack(ctx, req)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -49,27 +50,71 @@ func readRawTree(s storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) 
 	return buf.Bytes(), nil
 }
 
+// rawTrees reads raw trees, keeping those it read and those a status
+// commit made: the commit reads the trees above the status directory
+// twice (to find the directory, then to splice it), and the next commit
+// is most often made on this one, whose trees it made. Trees are named by
+// their content, so a kept one is never stale.
+type rawTrees struct {
+	s storer.EncodedObjectStorer
+	// known are the trees read or given; made those a commit made.
+	known, made map[plumbing.Hash][]byte
+}
+
+// newRawTrees returns a reader of the trees of s that knows made, the
+// trees the last commit made.
+func newRawTrees(s storer.EncodedObjectStorer, made map[plumbing.Hash][]byte) *rawTrees {
+	known := maps.Clone(made)
+	if known == nil {
+		known = map[plumbing.Hash][]byte{}
+	}
+	return &rawTrees{s: s, known: known, made: map[plumbing.Hash][]byte{}}
+}
+
+// read returns the content of the tree object h.
+func (t *rawTrees) read(h plumbing.Hash) ([]byte, error) {
+	if data, ok := t.known[h]; ok {
+		return data, nil
+	}
+	data, err := readRawTree(t.s, h)
+	if err == nil {
+		t.known[h] = data
+	}
+	return data, err
+}
+
 // eachRawEntry calls fn with each entry of the raw tree data, in order,
 // until fn returns false.
 func eachRawEntry(data []byte, fn func(rawTreeEntry) bool) error {
-	for len(data) > 0 {
-		sp := bytes.IndexByte(data, ' ')
-		nul := bytes.IndexByte(data, 0)
-		if sp < 0 || nul < sp || len(data) < nul+1+hashSize {
-			return fmt.Errorf("malformed tree object")
-		}
-		mode, err := strconv.ParseUint(string(data[:sp]), 8, 32)
+	for off := 0; off < len(data); {
+		e, end, err := rawEntryAt(data, off)
 		if err != nil {
-			return fmt.Errorf("malformed tree object: mode %q", data[:sp])
+			return err
 		}
-		e := rawTreeEntry{mode: filemode.FileMode(mode), name: data[sp+1 : nul]}
-		copy(e.hash[:], data[nul+1:nul+1+hashSize])
-		data = data[nul+1+hashSize:]
+		off = end
 		if !fn(e) {
 			return nil
 		}
 	}
 	return nil
+}
+
+// rawEntryAt reads the entry at off of the raw tree data, and returns it
+// and where it ends.
+func rawEntryAt(data []byte, off int) (rawTreeEntry, int, error) {
+	rest := data[off:]
+	sp := bytes.IndexByte(rest, ' ')
+	nul := bytes.IndexByte(rest, 0)
+	if sp < 0 || nul < sp || len(rest) < nul+1+hashSize {
+		return rawTreeEntry{}, 0, fmt.Errorf("malformed tree object")
+	}
+	mode, err := strconv.ParseUint(string(rest[:sp]), 8, 32)
+	if err != nil {
+		return rawTreeEntry{}, 0, fmt.Errorf("malformed tree object: mode %q", rest[:sp])
+	}
+	e := rawTreeEntry{mode: filemode.FileMode(mode), name: rest[sp+1 : nul]}
+	copy(e.hash[:], rest[nul+1:nul+1+hashSize])
+	return e, off + nul + 1 + hashSize, nil
 }
 
 // rawEntryDir returns the hash of the directory name in the raw tree
@@ -101,13 +146,12 @@ func spliceRawTree(data []byte, name string, sub plumbing.Hash) ([]byte, error) 
 		out = append(out, 0)
 		out = append(out, h[:]...)
 	}
-	key := gitKey(name, true)
 	placed := sub.IsZero()
 	err := eachRawEntry(data, func(e rawTreeEntry) bool {
 		if string(e.name) == name {
 			return true
 		}
-		if !placed && compareGitKey(e.name, e.mode == filemode.Dir, key) > 0 {
+		if !placed && compareRawNames(e.name, e.mode == filemode.Dir, []byte(name), true) > 0 {
 			put(filemode.Dir, []byte(name), sub)
 			placed = true
 		}
@@ -123,10 +167,10 @@ func spliceRawTree(data []byte, name string, sub plumbing.Hash) ([]byte, error) 
 	return out, nil
 }
 
-// compareGitKey compares gitKey(name, dir) with key without making the
-// former.
-func compareGitKey(name []byte, dir bool, key string) int {
-	at := func(i int) int {
+// compareRawNames compares two tree entries' names in Git's order: a
+// directory's name as if it ended in "/".
+func compareRawNames(a []byte, aDir bool, b []byte, bDir bool) int {
+	at := func(name []byte, dir bool, i int) int {
 		switch {
 		case i < len(name):
 			return int(name[i])
@@ -136,12 +180,9 @@ func compareGitKey(name []byte, dir bool, key string) int {
 		return -1
 	}
 	for i := 0; ; i++ {
-		a, b := at(i), -1
-		if i < len(key) {
-			b = int(key[i])
-		}
-		if a != b || a < 0 {
-			return a - b
+		x, y := at(a, aDir, i), at(b, bDir, i)
+		if x != y || x < 0 {
+			return x - y
 		}
 	}
 }

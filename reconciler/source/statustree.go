@@ -38,8 +38,10 @@ type treeDir struct {
 	entries []object.TreeEntry
 	dirs    map[string]*treeDir
 	// obj is the directory's tree object; nil when an entry changed
-	// since it was encoded.
-	obj *rawObject
+	// since it was encoded. pushed is its tree object as last pushed
+	// (or found on the remote): the next push sends obj as a delta on
+	// it.
+	obj, pushed *rawObject
 }
 
 // rawObject is a Git object, encoded.
@@ -198,6 +200,14 @@ func (d *treeDir) build(made func(*rawObject)) plumbing.Hash {
 	return d.obj.hash
 }
 
+// markPushed records that the remote holds every directory as built.
+func (d *treeDir) markPushed() {
+	_ = d.walk("", func(_ string, d *treeDir) error {
+		d.pushed = d.obj
+		return nil
+	})
+}
+
 // walk calls fn with every directory under d, d included, and its path
 // relative to the status directory ("" for the directory itself).
 func (d *treeDir) walk(dir string, fn func(dir string, d *treeDir) error) error {
@@ -308,8 +318,10 @@ func putZlib(zw *zlib.Writer) {
 	zlibWriters.Put(zw)
 }
 
-// writePack writes objs as a pack file (version 2, no deltas).
-func writePack(w io.Writer, objs []*rawObject) error {
+// writePack writes objs as a pack file (version 2): an object with a base
+// in bases as a delta on it when that is much smaller (a thin pack, for a
+// remote that holds the bases). It returns the number of deltas written.
+func writePack(w io.Writer, objs []*rawObject, bases map[plumbing.Hash]*rawObject) (int, error) {
 	h := sha1.New()
 	out := io.MultiWriter(w, h)
 	var hdr [12]byte
@@ -317,26 +329,39 @@ func writePack(w io.Writer, objs []*rawObject) error {
 	binary.BigEndian.PutUint32(hdr[4:], 2)
 	binary.BigEndian.PutUint32(hdr[8:], uint32(len(objs)))
 	if _, err := out.Write(hdr[:]); err != nil {
-		return err
+		return 0, err
 	}
 	zw := zlibWriter(out)
 	defer putZlib(zw)
 	var ohdr []byte
+	deltas := 0
 	for _, o := range objs {
-		ohdr = appendObjectHeader(ohdr[:0], o.typ, len(o.data))
+		typ, data := o.typ, o.data
+		var delta []byte
+		if base, ok := bases[o.hash]; ok {
+			delta = treeDelta(base.data, o.data)
+		}
+		if delta != nil {
+			typ, data = plumbing.REFDeltaObject, delta
+			deltas++
+		}
+		ohdr = appendObjectHeader(ohdr[:0], typ, len(data))
+		if delta != nil {
+			ohdr = append(ohdr, bases[o.hash].hash[:]...)
+		}
 		if _, err := out.Write(ohdr); err != nil {
-			return err
+			return 0, err
 		}
 		zw.Reset(out)
-		if _, err := zw.Write(o.data); err != nil {
-			return err
+		if _, err := zw.Write(data); err != nil {
+			return 0, err
 		}
 		if err := zw.Close(); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	_, err := w.Write(h.Sum(nil))
-	return err
+	return deltas, err
 }
 
 // appendObjectHeader appends the header of a pack entry: the type and
@@ -352,11 +377,13 @@ func appendObjectHeader(b []byte, typ plumbing.ObjectType, size int) []byte {
 	return append(b, c)
 }
 
-// packOf returns the pack file of objs.
-func packOf(objs []*rawObject) ([]byte, error) {
+// packOf returns the pack file of objs, with deltas on bases (see
+// writePack), and the number of deltas in it.
+func packOf(objs []*rawObject, bases map[plumbing.Hash]*rawObject) ([]byte, int, error) {
 	var b bytes.Buffer
-	if err := writePack(&b, objs); err != nil {
-		return nil, err
+	deltas, err := writePack(&b, objs, bases)
+	if err != nil {
+		return nil, 0, err
 	}
-	return b.Bytes(), nil
+	return b.Bytes(), deltas, nil
 }

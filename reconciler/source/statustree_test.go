@@ -139,3 +139,71 @@ func referenceTree(t *testing.T, files map[string]string) string {
 	gittest.Git(t, dir, "add", "-A")
 	return gittest.Git(t, dir, "write-tree")
 }
+
+// TestGitStatusPushesTreesAsDeltas writes a one-file change of a status
+// directory of 300 files, on a fleet whose 200 site files sit at the
+// root, through every transport: the pack pushed holds both large trees
+// as deltas on their previous versions, and the server takes them.
+func TestGitStatusPushesTreesAsDeltas(t *testing.T) {
+	for _, tt := range servers {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, url := tt.url(t)
+			for step, n := range pushOneFileChanges(t, srv, url) {
+				// Whole, the status tree is 300 entries of 43 bytes and
+				// the root 200 of 42: 21 KB.
+				if step > 0 && n > 1024 {
+					t.Errorf("step %d: pushed %d bytes for one file changed", step, n)
+				}
+			}
+		})
+	}
+}
+
+// pushOneFileChanges writes a status directory of 300 files on a fleet
+// with 200 site files at the root, then changes one file at a time,
+// checking each pushed tree against git's and the server with git fsck.
+// It returns the size of each pack pushed.
+func pushOneFileChanges(t *testing.T, srv *gittest.Server, url string) []int {
+	t.Helper()
+	root := map[string]string{}
+	for i := range 200 {
+		root[fmt.Sprintf("site-%03d.yaml", i)] = fmt.Sprintf("name: site-%03d\n", i)
+	}
+	srv.Commit(t, "fleet.git", "main", root, "a fleet of files at the root")
+	g := newTestGit(t, GitOptions{URL: url})
+	mustNext(t, g)
+	files := NewStatusFiles()
+	want := map[string]string{}
+	for i := range 300 {
+		p := fmt.Sprintf("site-%03d.yaml", i)
+		want[p] = fmt.Sprintf("site: %d\n", i)
+		files.Set(p, []byte(want[p]))
+	}
+	repo := filepath.Join(srv.Dir(), "fleet.git")
+	var sizes []int
+	for step := range 4 {
+		if step > 0 {
+			p := fmt.Sprintf("site-%03d.yaml", 97*step)
+			want[p] = fmt.Sprintf("site: %d\nstep: %d\n", 97*step, step)
+			files.Set(p, []byte(want[p]))
+		}
+		if _, err := g.WriteStatus(context.Background(), files, fmt.Sprintf("Status %d", step)); err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		if got, ref := gittest.Git(t, repo, "rev-parse", "main:status"), referenceTree(t, want); got != ref {
+			t.Fatalf("step %d: status tree %s, git makes %s of the same files", step, got, ref)
+		}
+		if got := srv.Files(t, "fleet.git", "main", "."); len(got) != len(root)+len(fleet)+len(want) {
+			t.Fatalf("step %d: the branch holds %d files; want %d", step, len(got), len(root)+len(fleet)+len(want))
+		}
+		logs := g.logs.String()
+		last := logs[strings.LastIndex(logs, "msg=\"pushed status\""):]
+		var n int
+		if _, err := fmt.Sscanf(last[strings.Index(last, " bytes=")+1:], "bytes=%d", &n); err != nil {
+			t.Fatalf("step %d: no size in %q", step, last)
+		}
+		sizes = append(sizes, n)
+	}
+	gittest.Git(t, repo, "fsck", "--strict", "--no-dangling")
+	return sizes
+}
