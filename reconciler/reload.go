@@ -30,13 +30,15 @@ type loaded struct {
 
 // release drops what the pass no longer needs of a site once it is
 // decided, so that the rest of a full pass does not hold the whole fleet:
-// a site applied keeps its full bundle, or its definition to render it
+// a site applied keeps its whole bundle, or its definition to render it
 // again; any other keeps nothing.
 func (lo *loaded) release(apply bool) {
 	switch {
 	case !apply:
 		lo.site, lo.bundle = nil, nil
-	case !lo.full:
+	case lo.full:
+		lo.site = nil
+	default:
 		lo.bundle = nil // cut down for the policies: the apply renders the site again
 	}
 }

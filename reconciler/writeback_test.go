@@ -78,7 +78,7 @@ func TestADecidedSiteKeepsOnlyWhatItsApplyNeeds(t *testing.T) {
 		wantSite    bool
 		wantBundle  *render.Bundle
 	}{
-		{"applied, bundle kept whole", true, true, true, full},
+		{"applied, bundle kept whole", true, true, false, full},
 		{"applied, bundle cut for the policies", false, true, true, nil},
 		{"not applied, bundle kept whole", true, false, false, nil},
 		{"not applied, bundle cut", false, false, false, nil},
