@@ -45,7 +45,9 @@
 //
 // Between passes the loop keeps, per site, a record (where it comes from,
 // what it depends on, the hash of the bundle applied, its findings) and
-// its encoded document; never a site or a bundle. The hashes and revisions
+// its encoded document; never a site or a bundle. Within a pass, a site
+// keeps its definition and bundle only until it is decided, and then only
+// what its apply needs (loaded.release). The hashes and revisions
 // applied are kept in the state directory (WithStateDir), so a restart
 // applies only what changed while the loop was stopped.
 package reconciler

@@ -28,6 +28,21 @@ type loaded struct {
 	problems sites.Problems
 }
 
+// release drops what the pass no longer needs of a site once it is
+// decided, so that the rest of a full pass does not hold the whole fleet:
+// a site applied keeps its whole bundle, or its definition to render it
+// again; any other keeps nothing.
+func (lo *loaded) release(apply bool) {
+	switch {
+	case !apply:
+		lo.site, lo.bundle = nil, nil
+	case lo.full:
+		lo.site = nil
+	default:
+		lo.bundle = nil // cut down for the policies: the apply renders the site again
+	}
+}
+
 // loadResult is what a pass loaded.
 type loadResult struct {
 	sites    []*loaded

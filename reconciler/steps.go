@@ -152,6 +152,7 @@ func (l *Loop) stepDecide(ctx context.Context, p *pass) error {
 			before[name] = old.observed
 		}
 		r.observed, r.findings = rev, p.byName[name]
+		apply := false
 		switch deny := denies(r.findings); {
 		case lo.bundle == nil:
 			r.block(engine.PhaseInvalid, engine.ReasonRenderFailed, blockedMessage(rev, "the site does not render", r.findings, r.kept()))
@@ -159,7 +160,9 @@ func (l *Loop) stepDecide(ctx context.Context, p *pass) error {
 			r.block(engine.PhasePolicyFailed, engine.ReasonPolicyDenied, blockedMessage(rev, fmt.Sprintf("%d deny finding(s) block it", len(deny)), deny, r.kept()))
 		case r.hash != lo.hash || lost[name]:
 			p.toApply = append(p.toApply, lo)
+			apply = true
 		}
+		lo.release(apply)
 		l.ix.put(r)
 		p.touched[name] = struct{}{}
 	}

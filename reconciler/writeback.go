@@ -45,9 +45,9 @@ func newWriteback() *writeback {
 // has reports whether the site has a document.
 func (wb *writeback) has(site string) bool { return wb.table.has(site) }
 
-// set records the document of a site and its README row, and reports
-// whether the document changed.
-func (wb *writeback) set(site string, data []byte, row func() readmeRow) bool {
+// set records the document of a site and its README row (kept only
+// when the document changed), and reports whether the document changed.
+func (wb *writeback) set(site string, data []byte, row readmeRow) bool {
 	file, named := status.FileName(site)
 	switch {
 	case named && !wb.files.Set(file, data):
@@ -57,7 +57,7 @@ func (wb *writeback) set(site string, data []byte, row func() readmeRow) bool {
 	case !named:
 		wb.unnamed[site] = data
 	}
-	wb.table.set(site, row())
+	wb.table.set(site, row)
 	return true
 }
 
@@ -109,46 +109,41 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 	wb := l.out
 	start := l.o.clock.Now()
 	defer func() { wb.took = l.o.clock.Since(start) }()
-	var changed, gone []string
-	var updates []docUpdate
+	updates := make([]docUpdate, 0, len(names))
 	for _, name := range slices.Sorted(maps.Keys(names)) {
-		l.mu.RLock()
-		r := l.ix.sites[name]
-		l.mu.RUnlock()
-		if r == nil {
-			updates = append(updates, docUpdate{name: name})
-			continue
-		}
-		doc, ok := l.document(ctx, r)
-		if !ok {
-			l.mu.Lock()
-			l.ix.drop(name)
-			l.facts.Forget(name)
-			l.mu.Unlock()
-			updates = append(updates, docUpdate{name: name})
-			gone = append(gone, name)
-			continue
-		}
-		l.observe(r, &doc)
-		if attention := status.NeedsAttention(&doc); doc.Phase != r.phase || doc.Revision != r.engineRevision || attention != r.attention {
-			l.mu.Lock()
-			r.phase, r.engineRevision, r.attention = doc.Phase, doc.Revision, attention
-			l.mu.Unlock()
-		}
-		updates = append(updates, docUpdate{name: name, doc: &doc})
+		updates = append(updates, docUpdate{name: name})
 	}
-	encodeDocuments(updates)
-	for _, u := range updates {
-		switch {
-		case u.doc == nil:
+	l.buildDocuments(ctx, updates)
+	var changed, gone []string
+	for i := range updates {
+		u := &updates[i]
+		if u.rec != nil && u.brief == nil {
+			l.mu.Lock()
+			l.ix.drop(u.name)
+			l.facts.Forget(u.name)
+			l.mu.Unlock()
+			gone = append(gone, u.name)
+		}
+		if u.brief == nil {
 			if wb.drop(u.name) {
 				changed = append(changed, u.name)
 			}
-		case u.err != nil:
+			continue
+		}
+		if u.err != nil {
 			return false, fmt.Errorf("encode the status of %s: %w", u.name, u.err)
-		case wb.set(u.name, u.data, func() readmeRow { return newReadmeRow(u.doc) }):
+		}
+		r := u.rec
+		l.observe(r, u.brief)
+		if attention := status.NeedsAttention(u.brief); u.brief.Phase != r.phase || u.brief.Revision != r.engineRevision || attention != r.attention {
+			l.mu.Lock()
+			r.phase, r.engineRevision, r.attention = u.brief.Phase, u.brief.Revision, attention
+			l.mu.Unlock()
+		}
+		if wb.set(u.name, u.data, u.row) {
 			changed = append(changed, u.name)
 		}
+		*u = docUpdate{} // the document is the status files' now
 	}
 	for _, name := range gone {
 		l.o.logger.Info("site gone", "site", name)
@@ -179,39 +174,39 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 	return wrote, nil
 }
 
-// docUpdate is a site's document to encode, or a site to drop (doc nil).
+// docUpdate is what a status write learns of one site: its document
+// encoded, its README row and what the loop reads of it (brief), or,
+// with brief nil, that the site has no document (rec nil: it is not
+// known; else it is gone).
 type docUpdate struct {
-	name string
-	doc  *status.Document
-	data []byte
-	err  error
+	name  string
+	rec   *record
+	brief *status.Document
+	data  []byte
+	row   readmeRow
+	err   error
 }
 
-// encodeParallelFrom is the number of documents from which they are
-// encoded on all CPUs.
-const encodeParallelFrom = 64
+// buildParallelFrom is the number of documents from which they are built
+// and encoded on all CPUs.
+const buildParallelFrom = 64
 
-// encodeDocuments encodes the documents of updates, on all CPUs when
-// there are many (a first pass or an installation wave changes every
-// site's document at once).
-func encodeDocuments(updates []docUpdate) {
+// buildDocuments builds, encodes and renders the README row of the
+// document of each update, on all CPUs when there are many (a first pass
+// or an installation wave changes every site's document at once). Each
+// document is encoded into a buffer its worker reuses and kept in a
+// slice of its exact size, and only the few fields the loop reads of it
+// outlive the worker: a write of the whole fleet holds its encoded
+// documents once, not their structures and spare capacity as well.
+func (l *Loop) buildDocuments(ctx context.Context, updates []docUpdate) {
 	var next atomic.Int64
 	work := func() {
+		var buf []byte
 		for i := int(next.Add(1)) - 1; i < len(updates); i = int(next.Add(1)) - 1 {
-			u := &updates[i]
-			if u.doc == nil {
-				continue
-			}
-			// Status files are pushed where everyone who can read the
-			// repository reads them: credentials a document may quote
-			// are hidden here, once per document that changed, not at
-			// every write of the whole directory.
-			if u.data, u.err = status.Encode(u.doc); u.err == nil {
-				u.data = redact.Bytes(u.data)
-			}
+			buf = l.buildDocument(ctx, &updates[i], buf[:0])
 		}
 	}
-	if len(updates) < encodeParallelFrom {
+	if len(updates) < buildParallelFrom {
 		work()
 		return
 	}
@@ -220,6 +215,37 @@ func encodeDocuments(updates []docUpdate) {
 		wg.Go(work)
 	}
 	wg.Wait()
+}
+
+// buildDocument fills u, encoding through buf, which it returns for the
+// next document.
+func (l *Loop) buildDocument(ctx context.Context, u *docUpdate, buf []byte) []byte {
+	l.mu.RLock()
+	r := l.ix.sites[u.name]
+	var cp record
+	if r != nil {
+		cp = *r
+	}
+	l.mu.RUnlock()
+	if r == nil {
+		return buf
+	}
+	u.rec = r
+	doc, ok := l.document(ctx, &cp)
+	if !ok {
+		return buf
+	}
+	u.brief = &status.Document{SiteStatus: engine.SiteStatus{Site: doc.Site, Phase: doc.Phase, Reason: doc.Reason,
+		Message: doc.Message, Revision: doc.Revision, Cluster: engine.ClusterStatus{Percent: doc.Cluster.Percent}}}
+	// Status files are pushed where everyone who can read the
+	// repository reads them: credentials a document may quote are
+	// hidden here, once per document that changed, not at every write
+	// of the whole directory.
+	if buf, u.err = status.AppendEncoded(buf, &doc); u.err == nil {
+		u.data = slices.Clone(redact.Bytes(buf))
+	}
+	u.row = newReadmeRow(&doc)
+	return buf
 }
 
 // publish updates the metrics that count sites and findings.

@@ -40,11 +40,17 @@ func FileName(site string) (string, bool) {
 // Encode writes a document as YAML, keys sorted: the same document always
 // gives the same bytes.
 func Encode(doc *Document) ([]byte, error) {
+	return AppendEncoded(make([]byte, 0, 1024), doc)
+}
+
+// AppendEncoded appends the bytes Encode gives for doc to dst, so that a
+// caller encoding many documents reuses one buffer.
+func AppendEncoded(dst []byte, doc *Document) ([]byte, error) {
 	v, err := tomap.Convert(doc)
 	if err != nil {
-		return nil, err
+		return dst, err
 	}
-	return yamlenc.Marshal(v)
+	return yamlenc.Append(dst, v)
 }
 
 // Decode reads a document written by Encode.
