@@ -106,10 +106,13 @@ type infraEnvSpec struct {
 	// KernelArgsProblem is set when a kernel argument operation is not
 	// append.
 	KernelArgsProblem string `json:"kernelArgsProblem,omitempty"`
-	// Content is the object as rendered, for the discovery ignition;
+	// Raw is the object as rendered, in JSON, for the discovery ignition
+	// (decoded only when an image is built); Content is the same object
+	// as a map, held only while Apply measures the ignition (dropContent).
 	// Digest identifies its spec.
-	Content map[string]any `json:"content"`
-	Digest  string         `json:"digest"`
+	Raw     json.RawMessage `json:"content"`
+	Content map[string]any  `json:"-"`
+	Digest  string          `json:"digest"`
 }
 
 type nmStateSpec struct {
@@ -120,8 +123,10 @@ type nmStateSpec struct {
 	// Addresses maps interface names to static addresses (CIDR notation).
 	Addresses    map[string][]string `json:"addresses,omitempty"`
 	DefaultRoute bool                `json:"defaultRoute,omitempty"`
-	Content      map[string]any      `json:"content"`
-	Digest       string              `json:"digest"`
+	// Raw, Content and Digest are as in infraEnvSpec.
+	Raw     json.RawMessage `json:"content"`
+	Content map[string]any  `json:"-"`
+	Digest  string          `json:"digest"`
 }
 
 type nmInterface struct {
@@ -338,6 +343,37 @@ func parseACI(o *render.Object) (*aciSpec, string) {
 	return a, ""
 }
 
+// rawContent is an object's content in JSON, as the store keeps it: a
+// third of the memory of the map for the InfraEnvs and NMStateConfigs
+// every site keeps.
+func rawContent(c map[string]any) json.RawMessage {
+	b, _ := json.Marshal(c)
+	return b
+}
+
+// contentMap is an object's content as a map: the one Apply parsed while
+// it holds it, else decoded from the JSON (as a restarted engine reads it
+// from the store).
+func contentMap(m map[string]any, raw json.RawMessage) (map[string]any, error) {
+	if m != nil || raw == nil {
+		return m, nil
+	}
+	var out map[string]any
+	err := json.Unmarshal(raw, &out)
+	return out, err
+}
+
+// dropContent lets go of the content maps parsed from the bundle once
+// Apply measured the discovery ignitions: the engine keeps the JSON.
+func (d *desired) dropContent() {
+	for i := range d.InfraEnvs {
+		d.InfraEnvs[i].Content = nil
+	}
+	for i := range d.NMStates {
+		d.NMStates[i].Content = nil
+	}
+}
+
 // specDigest identifies an object's spec.
 func specDigest(c map[string]any) string {
 	b, _ := json.Marshal(c["spec"])
@@ -354,6 +390,7 @@ func parseInfraEnv(o *render.Object) infraEnvSpec {
 		Arch:        str(c, "spec", "cpuArchitecture"),
 		OSVersion:   str(c, "spec", "osImageVersion"),
 		Override:    str(c, "spec", "ignitionConfigOverride"),
+		Raw:         rawContent(c),
 		Content:     c,
 		Digest:      specDigest(c),
 	}
@@ -375,7 +412,7 @@ func parseInfraEnv(o *render.Object) infraEnvSpec {
 
 func parseNMState(o *render.Object) nmStateSpec {
 	c := o.Content
-	n := nmStateSpec{Namespace: o.Namespace, Name: o.Name, Labels: strMap(c, "metadata", "labels"), Content: c, Digest: specDigest(c)}
+	n := nmStateSpec{Namespace: o.Namespace, Name: o.Name, Labels: strMap(c, "metadata", "labels"), Raw: rawContent(c), Content: c, Digest: specDigest(c)}
 	for _, i := range list(c, "spec", "interfaces") {
 		m, _ := i.(map[string]any)
 		n.Interfaces = append(n.Interfaces, nmInterface{Name: str(m, "name"), MAC: strings.ToLower(str(m, "macAddress"))})

@@ -120,16 +120,25 @@ type result struct {
 	StateBytes   uint64 `json:"stateBytes"`
 	// PeakRSS is the child's VmHWM in bytes, 0 where /proc does not say.
 	PeakRSS int64 `json:"peakRSS"`
+	// LiveHeap is the heap live after a collection once every site is
+	// Installed; FileRSS is the resident part of mapped files then (the
+	// store's bbolt file, RssFile), 0 where /proc does not say.
+	LiveHeap uint64 `json:"liveHeap"`
+	FileRSS  int64  `json:"fileRSS"`
 }
 
 // peakRSS reads the process's peak resident set size (VmHWM, Linux).
-func peakRSS() int64 {
+func peakRSS() int64 { return procStatus("VmHWM:") }
+
+// procStatus reads one size of /proc/self/status in bytes (Linux), 0
+// where it is missing.
+func procStatus(field string) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			return kb * 1024
 		}
@@ -185,7 +194,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "run\tsites\tapply s\tinstall s (wall)\tCPU s\tvirtual min\tsteps per s\tcommits\tsites written\tstate MB\tpeak RSS MB\tfailed\t")
+	fmt.Fprintln(tw, "run\tsites\tapply s\tinstall s (wall)\tCPU s\tvirtual min\tsteps per s\tcommits\tsites written\tstate MB\tlive heap MB\tfile RSS MB\tpeak RSS MB\tfailed\t")
 	for _, s := range specs {
 		fleet := filepath.Join(root, fmt.Sprintf("fleet-%s-%d", s.shape, s.sites))
 		if _, err := os.Stat(fleet); err != nil {
@@ -219,8 +228,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 			rss = fmt.Sprintf("%.0f", float64(r.PeakRSS)/1e6)
 		}
 		rate := float64(r.Steps) / r.InstallSec
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t%d\t%d\t%.0f\t%s\t%d\t\n", s, r.Sites, r.ApplySec, r.InstallSec, r.CPUSec,
-			r.VirtualMin, rate, r.Commits, r.SitesWritten, float64(r.StateBytes)/1e6, rss, r.Failed)
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t%d\t%d\t%.0f\t%.0f\t%.0f\t%s\t%d\t\n", s, r.Sites, r.ApplySec, r.InstallSec, r.CPUSec,
+			r.VirtualMin, rate, r.Commits, r.SitesWritten, float64(r.StateBytes)/1e6, float64(r.LiveHeap)/1e6, float64(r.FileRSS)/1e6, rss, r.Failed)
 		tw.Flush()
 		os.RemoveAll(stateDir)
 	}
@@ -292,6 +301,9 @@ func runChild(dir, state string, speed float64, noSync bool, timeout time.Durati
 		}
 	}
 	stats := e.Stats()
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
 	if atEnd != nil {
 		if err := atEnd(); err != nil {
 			return err
@@ -304,6 +316,8 @@ func runChild(dir, state string, speed float64, noSync bool, timeout time.Durati
 		VirtualMin:   e.Now().Sub(virtualStart).Minutes(),
 		Failed:       failed,
 		PeakRSS:      peakRSS(),
+		LiveHeap:     ms.HeapAlloc,
+		FileRSS:      procStatus("RssFile:"),
 		CPUSec:       cpuSeconds(),
 		Steps:        stats.Steps,
 		Commits:      stats.Commits,
