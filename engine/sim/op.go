@@ -213,7 +213,7 @@ func (o *op) scheduleMonitors() {
 
 // eventsRoom is the length of the array a site's latest events slide
 // over (appendEvent).
-const eventsRoom = engine.MaxEvents + engine.MaxEvents/2
+const eventsRoom = engine.MaxEvents + engine.MaxEvents/4
 
 // appendEvent adds an event to a site's latest events and lets the oldest
 // go past engine.MaxEvents. The list is a window that only moves forward
@@ -297,7 +297,15 @@ func (h *host) name() string {
 	return h.ID
 }
 
-func agentRef(h *host) string { return "Agent " + h.Namespace + "/" + h.ID }
+// agentRef names a host's Agent in events, built once per host: most
+// events of a site name one of its Agents or its AgentClusterInstall, and
+// a string per event would be a fifth of what the site's events hold.
+func agentRef(h *host) string {
+	if h.ref == "" {
+		h.ref = "Agent " + h.Namespace + "/" + h.ID
+	}
+	return h.ref
+}
 
 func bmhRef(ns, name string) string { return "BareMetalHost " + ns + "/" + name }
 
@@ -336,11 +344,17 @@ func (o *op) setClusterStatus(s assisted.ClusterStatus, info string) {
 	}
 }
 
+// aciRef names the site's AgentClusterInstall in events, built once per
+// accepted spec (agentRef says why).
 func (o *op) aciRef() string {
-	if d := o.st.Desired; d != nil && d.ACI != nil {
-		return "AgentClusterInstall " + d.ACI.Namespace + "/" + d.ACI.Name
+	d := o.st.Desired
+	if d == nil || d.ACI == nil {
+		return "AgentClusterInstall"
 	}
-	return "AgentClusterInstall"
+	if o.st.aciRefOf != d.ACI {
+		o.st.aciRef, o.st.aciRefOf = "AgentClusterInstall "+d.ACI.Namespace+"/"+d.ACI.Name, d.ACI
+	}
+	return o.st.aciRef
 }
 
 func (o *op) clusterName() string {

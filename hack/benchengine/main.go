@@ -40,6 +40,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"runtime/trace"
 	"strconv"
@@ -127,6 +128,29 @@ type result struct {
 	FileRSS  int64  `json:"fileRSS"`
 }
 
+// parseSize reads a size in bytes with an optional unit (KiB, MiB, GiB,
+// or B), as GOMEMLIMIT writes it; "" is 0.
+func parseSize(v string) (int64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"B", 1}} {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			v, mult = n, u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("%q: write a positive size such as 3GiB, 3500MiB or 3758096384", v)
+	}
+	return n * mult, nil
+}
+
 // peakRSS reads the process's peak resident set size (VmHWM, Linux).
 func peakRSS() int64 { return procStatus("VmHWM:") }
 
@@ -153,6 +177,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		runs    = fs.String("runs", "sno:3500@60,sno:10000@max", "comma-separated runs, SHAPE:SITES@SPEED")
 		work    = fs.String("work", "", "work directory for fleets and stores (default: a temporary one, removed)")
 		syncs   = fs.Bool("sync", false, "fsync every commit")
+		memlim  = fs.String("memlimit", "", "the children's soft memory limit (debug.SetMemoryLimit), e.g. 3GiB; none by default")
 		child   = fs.Bool("child", false, "internal: run one measurement")
 		dir     = fs.String("dir", "", "internal: the fleet directory")
 		state   = fs.String("state", "", "internal: the state directory")
@@ -165,7 +190,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	limit, err := parseSize(*memlim)
+	if err != nil {
+		return fmt.Errorf("-memlimit: %w", err)
+	}
 	if *child {
+		if limit > 0 {
+			debug.SetMemoryLimit(limit)
+		}
 		stop, err := startProfiles(*profile, *tracef)
 		if err != nil {
 			return err
@@ -207,6 +239,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		cargs := []string{"-child", "-dir", fleet, "-state", stateDir, "-speed", strconv.FormatFloat(s.speed, 'f', -1, 64), "-timeout", timeout.String()}
 		if *syncs {
 			cargs = append(cargs, "-sync")
+		}
+		if limit > 0 {
+			cargs = append(cargs, "-memlimit", strconv.FormatInt(limit, 10))
 		}
 		for flag, prefix := range map[string]string{"-cpuprofile": *profile, "-memprofile": *memprof, "-trace": *tracef} {
 			if prefix != "" {
