@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	go run ./hack/benchengine [-runs sno:3500@60,sno:10000@max] [-work DIR] [-sync]
+//	go run ./hack/benchengine [-runs sno:3500@60,sno:10000@max] [-work DIR] [-sync] [-memlimit SIZE]
 //
 // Each run is SHAPE:SITES@SPEED: a fleet of SITES sites of hack/fleetgen's
 // SHAPE (sno or ha) installed at SPEED virtual seconds per second ("max":
@@ -18,7 +18,12 @@
 // collector), the virtual time the fleet took, the engine's rate in
 // simulation steps (timers) per wall second, the store transactions and
 // the site states they wrote, and the child's peak resident set size
-// (VmHWM, Linux only). MB are 10^6 bytes. Commits skip fsync unless -sync
+// (VmHWM, Linux only), with the heap live once every site is Installed
+// and the part of the resident set that is mapped files then (the
+// executable and the store). MB are 10^6 bytes. -memlimit gives the
+// children a soft memory limit (debug.SetMemoryLimit, as GOMEMLIMIT
+// does): the garbage collector then works harder instead of letting the
+// heap grow to twice what is live. Commits skip fsync unless -sync
 // is given: the store then survives a killed process but not a power
 // loss.
 //
