@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unique"
 
 	"github.com/siteops/siteops/engine/assisted"
 	"github.com/siteops/siteops/render"
@@ -195,12 +196,12 @@ func parseBundle(b *render.Bundle) (*desired, []refusal) {
 			d.CD = &cdSpec{
 				Namespace: o.Namespace, Name: o.Name,
 				ClusterName:      str(c, "spec", "clusterName"),
-				BaseDomain:       str(c, "spec", "baseDomain"),
-				PullSecret:       str(c, "spec", "pullSecretRef", "name"),
+				BaseDomain:       intern(str(c, "spec", "baseDomain")),
+				PullSecret:       intern(str(c, "spec", "pullSecretRef", "name")),
 				Installed:        boolean(c, "spec", "installed"),
 				PreserveOnDelete: boolean(c, "spec", "preserveOnDelete"),
 				InstallRef:       str(c, "spec", "clusterInstallRef", "name"),
-				Annotations:      strMap(c, "metadata", "annotations"),
+				Annotations:      fleetStrMap(c, "metadata", "annotations"),
 			}
 		case render.KindAgentClusterInstall:
 			if d.ACI != nil {
@@ -274,12 +275,12 @@ func parseACI(o *render.Object) (*aciSpec, string) {
 	a := &aciSpec{
 		Namespace: o.Namespace, Name: o.Name,
 		CDRef:        str(c, "spec", "clusterDeploymentRef", "name"),
-		ImageSet:     str(c, "spec", "imageSetRef", "name"),
-		NetworkType:  str(c, "spec", "networking", "networkType"),
-		PlatformType: str(c, "spec", "platformType"),
+		ImageSet:     intern(str(c, "spec", "imageSetRef", "name")),
+		NetworkType:  intern(str(c, "spec", "networking", "networkType")),
+		PlatformType: intern(str(c, "spec", "platformType")),
 		Hold:         boolean(c, "spec", "holdInstallation"),
-		SSHKey:       str(c, "spec", "sshPublicKey"),
-		Annotations:  strMap(c, "metadata", "annotations"),
+		SSHKey:       intern(str(c, "spec", "sshPublicKey")),
+		Annotations:  fleetStrMap(c, "metadata", "annotations"),
 	}
 	var err error
 	for _, f := range []struct {
@@ -579,7 +580,20 @@ func stringsAt(m map[string]any, keys ...string) []string {
 	return out
 }
 
+// strMap reads a map of strings (labels, annotations, selectors). Its
+// keys are interned: every site's objects carry the same few keys.
 func strMap(m map[string]any, keys ...string) map[string]string {
+	return stringMap(m, false, keys...)
+}
+
+// fleetStrMap is strMap for the maps whose values too are usually the
+// same across a fleet (the ClusterDeployment's and AgentClusterInstall's
+// annotations: sync waves, install-config overrides): they are interned.
+func fleetStrMap(m map[string]any, keys ...string) map[string]string {
+	return stringMap(m, true, keys...)
+}
+
+func stringMap(m map[string]any, internValues bool, keys ...string) map[string]string {
 	mm, _ := at(m, keys...).(map[string]any)
 	if len(mm) == 0 {
 		return nil
@@ -587,10 +601,24 @@ func strMap(m map[string]any, keys ...string) map[string]string {
 	out := make(map[string]string, len(mm))
 	for k, v := range mm {
 		if s, ok := v.(string); ok {
-			out[k] = s
+			if internValues {
+				s = intern(s)
+			}
+			out[intern(k)] = s
 		}
 	}
 	return out
+}
+
+// intern returns the one copy of a string that many sites hold (a key,
+// an SSH key, an image set name): the engine keeps a bundle of every
+// site, and the renderer gives each its own copy. Strings of one site
+// alone are not interned: the table would cost more than it saves.
+func intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	return unique.Make(s).Value()
 }
 
 // scalarMap reads a map of scalars as strings (root device hints).
