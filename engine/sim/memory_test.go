@@ -1,12 +1,15 @@
 package sim
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/render"
 )
 
 // A status shares the site's event list: events recorded after it, many
@@ -63,5 +66,67 @@ func TestSharedIsCapped(t *testing.T) {
 	_ = append(s, engine.Condition{Type: "C"})
 	if got := state[:3][2].Type; got != "" {
 		t.Errorf("appending to the status wrote %q into the state's array", got)
+	}
+}
+
+// An applied InfraEnv and NMStateConfig are kept as JSON only, the
+// renderer's maps let go; their discovery ignition measured from the JSON
+// (as an image rebuilt later, or after a restart, measures it) is the one
+// Apply measured from the maps, and a restarted engine reads the same JSON.
+func TestAppliedContentKeptAsJSON(t *testing.T) {
+	dir := t.TempDir()
+	b := newSite("js", 1, 0).bundle()
+	b.Objects = append(b.Objects, obj(render.KindNMStateConfig, "js", "js-static", 1, map[string]any{
+		"metadata": map[string]any{"labels": map[string]any{"nmstate-label": "js"}},
+		"spec": map[string]any{
+			"config": map[string]any{"interfaces": []any{map[string]any{
+				"name": "eno1", "type": "ethernet", "state": "up",
+				"ipv4": map[string]any{"enabled": true, "address": []any{map[string]any{"ip": "192.0.2.10", "prefix-length": 24}}},
+			}}},
+			"interfaces": []any{map[string]any{"name": "eno1", "macAddress": "0a:5e:00:00:00:09"}},
+		},
+	}))
+	fresh, refusals := parseBundle(b)
+	if len(refusals) > 0 || len(fresh.InfraEnvs) != 1 || len(fresh.NMStates) != 1 {
+		t.Fatalf("bundle: refusals %v", refusals)
+	}
+	want, err := discoveryIgnitionSize(&fresh.InfraEnvs[0], fresh.NMStates)
+	if err != nil || want == 0 {
+		t.Fatalf("size from the maps %d, %v", want, err)
+	}
+
+	kept := func(e *Engine) (*desired, int) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		st := e.sites["js"].st
+		if len(st.InfraEnvs) != 1 {
+			t.Fatalf("%d infra-envs registered", len(st.InfraEnvs))
+		}
+		return st.Desired, st.InfraEnvs[0].IgnitionBytes
+	}
+	e := newStepped(t, Options{StateDir: dir})
+	apply(t, e, b, "r1")
+	if err := e.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	d, measured := kept(e)
+	if measured != want {
+		t.Errorf("Apply measured %d bytes, want %d", measured, want)
+	}
+	ie, nm := d.InfraEnvs[0], d.NMStates[0]
+	if ie.Content != nil || nm.Content != nil {
+		t.Error("the engine keeps the renderer's maps")
+	}
+	if got, err := discoveryIgnitionSize(&ie, d.NMStates); err != nil || got != want {
+		t.Errorf("size from the JSON %d, %v; want %d", got, err, want)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	e2 := newStepped(t, Options{StateDir: dir})
+	d2, _ := kept(e2)
+	if !bytes.Equal(d2.InfraEnvs[0].Raw, ie.Raw) || !bytes.Equal(d2.NMStates[0].Raw, nm.Raw) {
+		t.Errorf("a restarted engine reads other JSON:\n%s\n%s", d2.InfraEnvs[0].Raw, ie.Raw)
 	}
 }
