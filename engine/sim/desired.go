@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unique"
 
 	"github.com/siteops/siteops/engine/assisted"
 	"github.com/siteops/siteops/render"
@@ -106,10 +107,13 @@ type infraEnvSpec struct {
 	// KernelArgsProblem is set when a kernel argument operation is not
 	// append.
 	KernelArgsProblem string `json:"kernelArgsProblem,omitempty"`
-	// Content is the object as rendered, for the discovery ignition;
+	// Raw is the object as rendered, in JSON, for the discovery ignition
+	// (decoded only when an image is built); Content is the same object
+	// as a map, held only while Apply measures the ignition (dropContent).
 	// Digest identifies its spec.
-	Content map[string]any `json:"content"`
-	Digest  string         `json:"digest"`
+	Raw     json.RawMessage `json:"content"`
+	Content map[string]any  `json:"-"`
+	Digest  string          `json:"digest"`
 }
 
 type nmStateSpec struct {
@@ -120,8 +124,10 @@ type nmStateSpec struct {
 	// Addresses maps interface names to static addresses (CIDR notation).
 	Addresses    map[string][]string `json:"addresses,omitempty"`
 	DefaultRoute bool                `json:"defaultRoute,omitempty"`
-	Content      map[string]any      `json:"content"`
-	Digest       string              `json:"digest"`
+	// Raw, Content and Digest are as in infraEnvSpec.
+	Raw     json.RawMessage `json:"content"`
+	Content map[string]any  `json:"-"`
+	Digest  string          `json:"digest"`
 }
 
 type nmInterface struct {
@@ -190,12 +196,12 @@ func parseBundle(b *render.Bundle) (*desired, []refusal) {
 			d.CD = &cdSpec{
 				Namespace: o.Namespace, Name: o.Name,
 				ClusterName:      str(c, "spec", "clusterName"),
-				BaseDomain:       str(c, "spec", "baseDomain"),
-				PullSecret:       str(c, "spec", "pullSecretRef", "name"),
+				BaseDomain:       intern(str(c, "spec", "baseDomain")),
+				PullSecret:       intern(str(c, "spec", "pullSecretRef", "name")),
 				Installed:        boolean(c, "spec", "installed"),
 				PreserveOnDelete: boolean(c, "spec", "preserveOnDelete"),
 				InstallRef:       str(c, "spec", "clusterInstallRef", "name"),
-				Annotations:      strMap(c, "metadata", "annotations"),
+				Annotations:      fleetStrMap(c, "metadata", "annotations"),
 			}
 		case render.KindAgentClusterInstall:
 			if d.ACI != nil {
@@ -269,12 +275,12 @@ func parseACI(o *render.Object) (*aciSpec, string) {
 	a := &aciSpec{
 		Namespace: o.Namespace, Name: o.Name,
 		CDRef:        str(c, "spec", "clusterDeploymentRef", "name"),
-		ImageSet:     str(c, "spec", "imageSetRef", "name"),
-		NetworkType:  str(c, "spec", "networking", "networkType"),
-		PlatformType: str(c, "spec", "platformType"),
+		ImageSet:     intern(str(c, "spec", "imageSetRef", "name")),
+		NetworkType:  intern(str(c, "spec", "networking", "networkType")),
+		PlatformType: intern(str(c, "spec", "platformType")),
 		Hold:         boolean(c, "spec", "holdInstallation"),
-		SSHKey:       str(c, "spec", "sshPublicKey"),
-		Annotations:  strMap(c, "metadata", "annotations"),
+		SSHKey:       intern(str(c, "spec", "sshPublicKey")),
+		Annotations:  fleetStrMap(c, "metadata", "annotations"),
 	}
 	var err error
 	for _, f := range []struct {
@@ -338,6 +344,37 @@ func parseACI(o *render.Object) (*aciSpec, string) {
 	return a, ""
 }
 
+// rawContent is an object's content in JSON, as the store keeps it: a
+// third of the memory of the map for the InfraEnvs and NMStateConfigs
+// every site keeps.
+func rawContent(c map[string]any) json.RawMessage {
+	b, _ := json.Marshal(c)
+	return b
+}
+
+// contentMap is an object's content as a map: the one Apply parsed while
+// it holds it, else decoded from the JSON (as a restarted engine reads it
+// from the store).
+func contentMap(m map[string]any, raw json.RawMessage) (map[string]any, error) {
+	if m != nil || raw == nil {
+		return m, nil
+	}
+	var out map[string]any
+	err := json.Unmarshal(raw, &out)
+	return out, err
+}
+
+// dropContent lets go of the content maps parsed from the bundle once
+// Apply measured the discovery ignitions: the engine keeps the JSON.
+func (d *desired) dropContent() {
+	for i := range d.InfraEnvs {
+		d.InfraEnvs[i].Content = nil
+	}
+	for i := range d.NMStates {
+		d.NMStates[i].Content = nil
+	}
+}
+
 // specDigest identifies an object's spec.
 func specDigest(c map[string]any) string {
 	b, _ := json.Marshal(c["spec"])
@@ -354,6 +391,7 @@ func parseInfraEnv(o *render.Object) infraEnvSpec {
 		Arch:        str(c, "spec", "cpuArchitecture"),
 		OSVersion:   str(c, "spec", "osImageVersion"),
 		Override:    str(c, "spec", "ignitionConfigOverride"),
+		Raw:         rawContent(c),
 		Content:     c,
 		Digest:      specDigest(c),
 	}
@@ -375,7 +413,7 @@ func parseInfraEnv(o *render.Object) infraEnvSpec {
 
 func parseNMState(o *render.Object) nmStateSpec {
 	c := o.Content
-	n := nmStateSpec{Namespace: o.Namespace, Name: o.Name, Labels: strMap(c, "metadata", "labels"), Content: c, Digest: specDigest(c)}
+	n := nmStateSpec{Namespace: o.Namespace, Name: o.Name, Labels: strMap(c, "metadata", "labels"), Raw: rawContent(c), Content: c, Digest: specDigest(c)}
 	for _, i := range list(c, "spec", "interfaces") {
 		m, _ := i.(map[string]any)
 		n.Interfaces = append(n.Interfaces, nmInterface{Name: str(m, "name"), MAC: strings.ToLower(str(m, "macAddress"))})
@@ -542,7 +580,20 @@ func stringsAt(m map[string]any, keys ...string) []string {
 	return out
 }
 
+// strMap reads a map of strings (labels, annotations, selectors). Its
+// keys are interned: every site's objects carry the same few keys.
 func strMap(m map[string]any, keys ...string) map[string]string {
+	return stringMap(m, false, keys...)
+}
+
+// fleetStrMap is strMap for the maps whose values too are usually the
+// same across a fleet (the ClusterDeployment's and AgentClusterInstall's
+// annotations: sync waves, install-config overrides): they are interned.
+func fleetStrMap(m map[string]any, keys ...string) map[string]string {
+	return stringMap(m, true, keys...)
+}
+
+func stringMap(m map[string]any, internValues bool, keys ...string) map[string]string {
 	mm, _ := at(m, keys...).(map[string]any)
 	if len(mm) == 0 {
 		return nil
@@ -550,10 +601,24 @@ func strMap(m map[string]any, keys ...string) map[string]string {
 	out := make(map[string]string, len(mm))
 	for k, v := range mm {
 		if s, ok := v.(string); ok {
-			out[k] = s
+			if internValues {
+				s = intern(s)
+			}
+			out[intern(k)] = s
 		}
 	}
 	return out
+}
+
+// intern returns the one copy of a string that many sites hold (a key,
+// an SSH key, an image set name): the engine keeps a bundle of every
+// site, and the renderer gives each its own copy. Strings of one site
+// alone are not interned: the table would cost more than it saves.
+func intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	return unique.Make(s).Value()
 }
 
 // scalarMap reads a map of scalars as strings (root device hints).

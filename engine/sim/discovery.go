@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"sort"
 	"time"
 
@@ -14,10 +15,18 @@ var zeroTime time.Time
 // packed as in the ISO (internal/cluster/validations/validations.go). Only a config near the limit is compressed
 // to measure it exactly; below that the cheap upper bound is enough.
 func discoveryIgnitionSize(spec *infraEnvSpec, nms []nmStateSpec) (int, error) {
-	ie := &render.Object{Kind: render.KindInfraEnv, Namespace: spec.Namespace, Name: spec.Name, Content: spec.Content}
+	content, err := contentMap(spec.Content, spec.Raw)
+	if err != nil {
+		return 0, fmt.Errorf("InfraEnv %s/%s: %w", spec.Namespace, spec.Name, err)
+	}
+	ie := &render.Object{Kind: render.KindInfraEnv, Namespace: spec.Namespace, Name: spec.Name, Content: content}
 	objs := make([]*render.Object, 0, len(nms))
 	for i := range nms {
-		n := &render.Object{Kind: render.KindNMStateConfig, Namespace: nms[i].Namespace, Name: nms[i].Name, Content: nms[i].Content}
+		content, err := contentMap(nms[i].Content, nms[i].Raw)
+		if err != nil {
+			return 0, fmt.Errorf("NMStateConfig %s/%s: %w", nms[i].Namespace, nms[i].Name, err)
+		}
+		n := &render.Object{Kind: render.KindNMStateConfig, Namespace: nms[i].Namespace, Name: nms[i].Name, Content: content}
 		if render.NMStateSelectorMatches(ie, n) {
 			objs = append(objs, n)
 		}

@@ -164,6 +164,7 @@ func (e *Engine) Apply(ctx context.Context, b *render.Bundle, revision string) e
 	if len(refusals) == 0 {
 		hints = ignitionHints(d)
 	}
+	d.dropContent()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {

@@ -1,6 +1,9 @@
 package sim
 
-import "reflect"
+import (
+	"encoding/json"
+	"reflect"
+)
 
 // ignitionHint is the discovery ignition size of one InfraEnv of a bundle,
 // measured by Apply before it takes the engine's lock, from the InfraEnv
@@ -14,6 +17,7 @@ import "reflect"
 type ignitionHint struct {
 	namespace, name string
 	content         map[string]any
+	raw             json.RawMessage
 	nms             []nmStateSpec
 	size            int
 	err             error
@@ -30,7 +34,7 @@ func ignitionHints(d *desired) []ignitionHint {
 		}
 		nms := ownNMStates(d, spec.Selector)
 		size, err := discoveryIgnitionSize(spec, nms)
-		out = append(out, ignitionHint{namespace: spec.Namespace, name: spec.Name, content: spec.Content, nms: nms, size: size, err: err})
+		out = append(out, ignitionHint{namespace: spec.Namespace, name: spec.Name, content: spec.Content, raw: spec.Raw, nms: nms, size: size, err: err})
 	}
 	return out
 }
@@ -55,7 +59,7 @@ func ownNMStates(d *desired, selector map[string]string) []nmStateSpec {
 // one measured the same objects.
 func (o *op) ignitionSize(spec *infraEnvSpec, nms []nmStateSpec) (int, error) {
 	for _, h := range o.ignition {
-		if h.namespace == spec.Namespace && h.name == spec.Name && sameMap(h.content, spec.Content) && sameNMStates(h.nms, nms) {
+		if h.namespace == spec.Namespace && h.name == spec.Name && sameContent(h.content, h.raw, spec.Content, spec.Raw) && sameNMStates(h.nms, nms) {
 			return h.size, h.err
 		}
 	}
@@ -67,11 +71,21 @@ func sameNMStates(a, b []nmStateSpec) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Namespace != b[i].Namespace || a[i].Name != b[i].Name || !sameMap(a[i].Content, b[i].Content) {
+		if a[i].Namespace != b[i].Namespace || a[i].Name != b[i].Name || !sameContent(a[i].Content, a[i].Raw, b[i].Content, b[i].Raw) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameContent reports whether an object measured (its map and JSON) is
+// the object to measure: the same map while the latter still holds one,
+// else the same JSON (Apply dropped the maps of the bundle it measured).
+func sameContent(measured map[string]any, measuredRaw json.RawMessage, m map[string]any, raw json.RawMessage) bool {
+	if m != nil {
+		return sameMap(measured, m)
+	}
+	return len(raw) > 0 && len(measuredRaw) == len(raw) && &raw[0] == &measuredRaw[0]
 }
 
 // sameMap reports whether a and b are the same map (not equal maps).

@@ -211,18 +211,34 @@ func (o *op) scheduleMonitors() {
 
 // --- events ---
 
+// eventsRoom is the length of the array a site's latest events slide
+// over (appendEvent).
+const eventsRoom = engine.MaxEvents + engine.MaxEvents/4
+
+// appendEvent adds an event to a site's latest events and lets the oldest
+// go past engine.MaxEvents. The list is a window that only moves forward
+// over its array: an event is written after the window, never over an
+// element of it, so a published status shares the list instead of copying
+// it (one list per site rather than two). Once the array is full the
+// window moves to a new one; a new list for every event would be most of
+// what a step allocates.
+func appendEvent(evs []engine.Event, ev engine.Event) []engine.Event {
+	if len(evs) == cap(evs) {
+		n := min(len(evs), engine.MaxEvents-1)
+		moved := make([]engine.Event, n, eventsRoom)
+		copy(moved, evs[len(evs)-n:])
+		evs = moved
+	}
+	evs = append(evs, ev)
+	if n := len(evs); n > engine.MaxEvents {
+		evs = evs[n-engine.MaxEvents:]
+	}
+	return evs
+}
+
 // event records something that happened to the site.
 func (o *op) event(object, reason, message string) {
-	ev := engine.Event{Time: o.now, Object: object, Reason: reason, Message: message}
-	o.st.Events = append(o.st.Events, ev)
-	if n := len(o.st.Events); n > engine.MaxEvents {
-		// The oldest go, in place: a site records dozens of events, and a
-		// new list for each would be most of what a step allocates. Status
-		// and the store copy the list, nothing keeps it.
-		kept := copy(o.st.Events, o.st.Events[n-engine.MaxEvents:])
-		clear(o.st.Events[kept:n])
-		o.st.Events = o.st.Events[:kept]
-	}
+	o.st.Events = appendEvent(o.st.Events, engine.Event{Time: o.now, Object: object, Reason: reason, Message: message})
 	o.dirty = true
 	if l := o.e.opts.Logger; l.Enabled(context.Background(), slog.LevelDebug) {
 		l.Debug(message, "site", o.st.Name, "object", object, "reason", reason, "time", o.now)
@@ -281,7 +297,15 @@ func (h *host) name() string {
 	return h.ID
 }
 
-func agentRef(h *host) string { return "Agent " + h.Namespace + "/" + h.ID }
+// agentRef names a host's Agent in events, built once per host: most
+// events of a site name one of its Agents or its AgentClusterInstall, and
+// a string per event would be a fifth of what the site's events hold.
+func agentRef(h *host) string {
+	if h.ref == "" {
+		h.ref = "Agent " + h.Namespace + "/" + h.ID
+	}
+	return h.ref
+}
 
 func bmhRef(ns, name string) string { return "BareMetalHost " + ns + "/" + name }
 
@@ -320,11 +344,17 @@ func (o *op) setClusterStatus(s assisted.ClusterStatus, info string) {
 	}
 }
 
+// aciRef names the site's AgentClusterInstall in events, built once per
+// accepted spec (agentRef says why).
 func (o *op) aciRef() string {
-	if d := o.st.Desired; d != nil && d.ACI != nil {
-		return "AgentClusterInstall " + d.ACI.Namespace + "/" + d.ACI.Name
+	d := o.st.Desired
+	if d == nil || d.ACI == nil {
+		return "AgentClusterInstall"
 	}
-	return "AgentClusterInstall"
+	if o.st.aciRefOf != d.ACI {
+		o.st.aciRef, o.st.aciRefOf = "AgentClusterInstall "+d.ACI.Namespace+"/"+d.ACI.Name, d.ACI
+	}
+	return o.st.aciRef
 }
 
 func (o *op) clusterName() string {

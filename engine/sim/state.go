@@ -54,6 +54,9 @@ type siteState struct {
 	// Gone is set when the teardown finished: the site is removed from
 	// the store at the next commit.
 	Gone bool `json:"-"`
+	// aciRef is what op.aciRef built for the spec aciRefOf.
+	aciRef   string
+	aciRefOf *aciSpec
 }
 
 // resourceConds are the conditions of one object.
@@ -261,6 +264,8 @@ type host struct {
 	Validated    bool     `json:"validated,omitempty"`
 	// Removing is set while the node is being removed from the site.
 	Removing string `json:"removing,omitempty"`
+	// ref is what agentRef built.
+	ref string
 }
 
 // teardown tracks a site's deletion, in the upstream finalizer order.

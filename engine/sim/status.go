@@ -40,7 +40,7 @@ func buildStatus(st *siteState, mode ApproveMode) engine.SiteStatus {
 	for _, rc := range st.Conditions {
 		rs := engine.ResourceStatus{
 			Kind: rc.Kind, Namespace: rc.Namespace, Name: rc.Name,
-			Conditions: append([]engine.Condition(nil), rc.Conditions...),
+			Conditions: shared(rc.Conditions),
 		}
 		if rc.Kind == render.KindInfraEnv {
 			if ie := st.infraEnv(rc.Namespace, rc.Name); ie != nil {
@@ -50,7 +50,7 @@ func buildStatus(st *siteState, mode ApproveMode) engine.SiteStatus {
 		out.Resources = append(out.Resources, rs)
 	}
 	out.Resources = withoutConditions(st, out.Resources)
-	out.Events = append([]engine.Event(nil), st.Events...)
+	out.Events = shared(st.Events)
 	out.Phase, out.Reason, out.Message = phase(st, mode, out)
 	out.RefusedRevision = st.RefusedRevision
 	if !st.ProgressAt.IsZero() {
@@ -59,6 +59,19 @@ func buildStatus(st *siteState, mode ApproveMode) engine.SiteStatus {
 	}
 	out.Reason = assisted.Assess(&out, assisted.Waited{Stalled: st.Stalled, Settled: st.Settled})
 	return out
+}
+
+// shared is a list of the state a status shares instead of copying it
+// (nil when empty, as a copy would be): the engine never writes over an
+// element of a site's conditions or events once they are in the state
+// (assisted.SetConditions builds a new list for a change, appendEvent
+// writes after the list), and its length is capped so that appending to
+// the status's list copies it.
+func shared[T any](l []T) []T {
+	if len(l) == 0 {
+		return nil
+	}
+	return l[:len(l):len(l)]
 }
 
 // withoutConditions adds the bundle's objects that carry no condition,

@@ -163,8 +163,10 @@ func OpenBoltStore(dir string, noSync bool) (Store, error) {
 	return &boltStore{db: db}, nil
 }
 
-// Write commits site changes and the clock in one transaction.
+// Write commits site changes and the clock in one transaction, then
+// releases the file's pages the transaction mapped (releaseMapped).
 func (s *boltStore) Write(sites []SiteRecord, clock time.Time) error {
+	defer releaseMapped(s.db)
 	return s.db.Update(func(tx *bolt.Tx) error {
 		desiredB, state := tx.Bucket(bucketDesired), tx.Bucket(bucketState)
 		for _, w := range sites {
@@ -196,6 +198,7 @@ func (s *boltStore) Write(sites []SiteRecord, clock time.Time) error {
 
 // Load reads every site and the clock (zero for a new store).
 func (s *boltStore) Load() ([]SiteRecord, time.Time, error) {
+	defer releaseMapped(s.db)
 	var sites []SiteRecord
 	var clock time.Time
 	err := s.db.View(func(tx *bolt.Tx) error {

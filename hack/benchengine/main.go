@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	go run ./hack/benchengine [-runs sno:3500@60,sno:10000@max] [-work DIR] [-sync]
+//	go run ./hack/benchengine [-runs sno:3500@60,sno:10000@max] [-work DIR] [-sync] [-memlimit SIZE]
 //
 // Each run is SHAPE:SITES@SPEED: a fleet of SITES sites of hack/fleetgen's
 // SHAPE (sno or ha) installed at SPEED virtual seconds per second ("max":
@@ -18,7 +18,12 @@
 // collector), the virtual time the fleet took, the engine's rate in
 // simulation steps (timers) per wall second, the store transactions and
 // the site states they wrote, and the child's peak resident set size
-// (VmHWM, Linux only). MB are 10^6 bytes. Commits skip fsync unless -sync
+// (VmHWM, Linux only), with the heap live once every site is Installed
+// and the part of the resident set that is mapped files then (the
+// executable and the store). MB are 10^6 bytes. -memlimit gives the
+// children a soft memory limit (debug.SetMemoryLimit, as GOMEMLIMIT
+// does): the garbage collector then works harder instead of letting the
+// heap grow to twice what is live. Commits skip fsync unless -sync
 // is given: the store then survives a killed process but not a power
 // loss.
 //
@@ -40,6 +45,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"runtime/trace"
 	"strconv"
@@ -120,16 +126,48 @@ type result struct {
 	StateBytes   uint64 `json:"stateBytes"`
 	// PeakRSS is the child's VmHWM in bytes, 0 where /proc does not say.
 	PeakRSS int64 `json:"peakRSS"`
+	// LiveHeap is the heap live after a collection once every site is
+	// Installed; FileRSS is the resident part of mapped files then (the
+	// store's bbolt file, RssFile), 0 where /proc does not say.
+	LiveHeap uint64 `json:"liveHeap"`
+	FileRSS  int64  `json:"fileRSS"`
+}
+
+// parseSize reads a size in bytes with an optional unit (KiB, MiB, GiB,
+// or B), as GOMEMLIMIT writes it; "" is 0.
+func parseSize(v string) (int64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"B", 1}} {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			v, mult = n, u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("%q: write a positive size such as 3GiB, 3500MiB or 3758096384", v)
+	}
+	return n * mult, nil
 }
 
 // peakRSS reads the process's peak resident set size (VmHWM, Linux).
-func peakRSS() int64 {
+func peakRSS() int64 { return procStatus("VmHWM:") }
+
+// procStatus reads one size of /proc/self/status in bytes (Linux), 0
+// where it is missing.
+func procStatus(field string) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			return kb * 1024
 		}
@@ -144,6 +182,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		runs    = fs.String("runs", "sno:3500@60,sno:10000@max", "comma-separated runs, SHAPE:SITES@SPEED")
 		work    = fs.String("work", "", "work directory for fleets and stores (default: a temporary one, removed)")
 		syncs   = fs.Bool("sync", false, "fsync every commit")
+		memlim  = fs.String("memlimit", "", "the children's soft memory limit (debug.SetMemoryLimit), e.g. 3GiB; none by default")
 		child   = fs.Bool("child", false, "internal: run one measurement")
 		dir     = fs.String("dir", "", "internal: the fleet directory")
 		state   = fs.String("state", "", "internal: the state directory")
@@ -156,7 +195,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	limit, err := parseSize(*memlim)
+	if err != nil {
+		return fmt.Errorf("-memlimit: %w", err)
+	}
 	if *child {
+		if limit > 0 {
+			debug.SetMemoryLimit(limit)
+		}
 		stop, err := startProfiles(*profile, *tracef)
 		if err != nil {
 			return err
@@ -185,7 +231,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "run\tsites\tapply s\tinstall s (wall)\tCPU s\tvirtual min\tsteps per s\tcommits\tsites written\tstate MB\tpeak RSS MB\tfailed\t")
+	fmt.Fprintln(tw, "run\tsites\tapply s\tinstall s (wall)\tCPU s\tvirtual min\tsteps per s\tcommits\tsites written\tstate MB\tlive heap MB\tfile RSS MB\tpeak RSS MB\tfailed\t")
 	for _, s := range specs {
 		fleet := filepath.Join(root, fmt.Sprintf("fleet-%s-%d", s.shape, s.sites))
 		if _, err := os.Stat(fleet); err != nil {
@@ -198,6 +244,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		cargs := []string{"-child", "-dir", fleet, "-state", stateDir, "-speed", strconv.FormatFloat(s.speed, 'f', -1, 64), "-timeout", timeout.String()}
 		if *syncs {
 			cargs = append(cargs, "-sync")
+		}
+		if limit > 0 {
+			cargs = append(cargs, "-memlimit", strconv.FormatInt(limit, 10))
 		}
 		for flag, prefix := range map[string]string{"-cpuprofile": *profile, "-memprofile": *memprof, "-trace": *tracef} {
 			if prefix != "" {
@@ -219,8 +268,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 			rss = fmt.Sprintf("%.0f", float64(r.PeakRSS)/1e6)
 		}
 		rate := float64(r.Steps) / r.InstallSec
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t%d\t%d\t%.0f\t%s\t%d\t\n", s, r.Sites, r.ApplySec, r.InstallSec, r.CPUSec,
-			r.VirtualMin, rate, r.Commits, r.SitesWritten, float64(r.StateBytes)/1e6, rss, r.Failed)
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t%d\t%d\t%.0f\t%.0f\t%.0f\t%s\t%d\t\n", s, r.Sites, r.ApplySec, r.InstallSec, r.CPUSec,
+			r.VirtualMin, rate, r.Commits, r.SitesWritten, float64(r.StateBytes)/1e6, float64(r.LiveHeap)/1e6, float64(r.FileRSS)/1e6, rss, r.Failed)
 		tw.Flush()
 		os.RemoveAll(stateDir)
 	}
@@ -292,6 +341,9 @@ func runChild(dir, state string, speed float64, noSync bool, timeout time.Durati
 		}
 	}
 	stats := e.Stats()
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
 	if atEnd != nil {
 		if err := atEnd(); err != nil {
 			return err
@@ -304,6 +356,8 @@ func runChild(dir, state string, speed float64, noSync bool, timeout time.Durati
 		VirtualMin:   e.Now().Sub(virtualStart).Minutes(),
 		Failed:       failed,
 		PeakRSS:      peakRSS(),
+		LiveHeap:     ms.HeapAlloc,
+		FileRSS:      procStatus("RssFile:"),
 		CPUSec:       cpuSeconds(),
 		Steps:        stats.Steps,
 		Commits:      stats.Commits,

@@ -45,3 +45,28 @@ func TestRunChild(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 }
+
+func TestParseSize(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		bad  bool
+	}{
+		{"", 0, false},
+		{"3GiB", 3 << 30, false},
+		{"3500MiB", 3500 << 20, false},
+		{"512KiB", 512 << 10, false},
+		{"4096B", 4096, false},
+		{"3758096384", 3758096384, false},
+		{"3GB", 0, true},
+		{"-1GiB", 0, true},
+		{"0", 0, true},
+		{"GiB", 0, true},
+		{"99999999999GiB", 0, true},
+	} {
+		got, err := parseSize(tc.in)
+		if tc.bad != (err != nil) || got != tc.want {
+			t.Errorf("parseSize(%q) = %d, %v", tc.in, got, err)
+		}
+	}
+}
