@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"hash/fnv"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -59,14 +60,16 @@ func newReadmeRow(doc *status.Document) readmeRow {
 	if doc.Orphaned {
 		phase += " (orphaned)"
 	}
-	msg := doc.Message
+	// Credentials are hidden before a value is cut or escaped: either
+	// changes the text a registered value would be found as.
+	msg := redact.Text(doc.Message)
 	if r := []rune(msg); len(r) > maxMessage {
 		msg = string(r[:maxMessage-1]) + "…"
 	}
 	return readmeRow{
-		name: redact.Text(cell(doc.Site)),
-		cells: redact.Text(fmt.Sprintf(" | %s | %s | %d%% | %d | %s | %s |\n", phase, cell(string(doc.Reason)), doc.Cluster.Percent,
-			len(doc.Hosts), cell(source.ShortRevision(doc.Revision)), cell(msg))),
+		name: cell(redact.Text(doc.Site)),
+		cells: fmt.Sprintf(" | %s | %s | %d%% | %d | %s | %s |\n", cell(redact.Text(phase)), cell(redact.Text(string(doc.Reason))),
+			doc.Cluster.Percent, len(doc.Hosts), cell(redact.Text(source.ShortRevision(doc.Revision))), cell(msg)),
 		attention: status.NeedsAttention(doc),
 	}
 }
@@ -76,7 +79,9 @@ func newReadmeRow(doc *status.Document) readmeRow {
 func (r readmeRow) writeTo(b *bytes.Buffer, site, dir string) {
 	b.WriteString("| ")
 	if file, ok := status.FileName(site); ok {
-		fmt.Fprintf(b, "[%s](%s%s)", r.name, dir, file)
+		// The target is escaped: a site name may hold "|", which ends a
+		// table cell, or ")", which ends the link.
+		fmt.Fprintf(b, "[%s](%s%s)", r.name, dir, url.PathEscape(file))
 	} else {
 		b.WriteString(r.name)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/siteops/siteops/engine"
+	"github.com/siteops/siteops/internal/redact"
 	"github.com/siteops/siteops/reconciler/source"
 	"github.com/siteops/siteops/reconciler/status"
 )
@@ -158,7 +159,7 @@ func TestReadmeOfASmallFleetIsOneTable(t *testing.T) {
 		"## Sites\n\n| site | phase | reason | cluster | hosts | revision | message |\n| --- | --- | --- | --- | --- | --- | --- |\n" +
 		"| README | Installing |  | 10% | 0 | 0123456789ab |  |\n" +
 		"| [a](a.yaml) | Installing |  | 40% | 0 | 0123456789ab |  |\n" +
-		"| [b\\|c](b|c.yaml) | Failed | InstallFailed | 0% | 0 | 0123456789ab | the installation of b\\|c failed |\n"
+		"| [b\\|c](b%7Cc.yaml) | Failed | InstallFailed | 0% | 0 | 0123456789ab | the installation of b\\|c failed |\n"
 	if got := f.write()[status.ReadmeFile]; got != want {
 		t.Errorf("README:\n%s\nwant:\n%s", got, want)
 	}
@@ -317,5 +318,26 @@ func TestReadmePagesAreStableAsTheFleetChanges(t *testing.T) {
 	f.set(tableDoc("sno-99999", 10, false))
 	if pages := len(tableFiles(f.write())) - 1; pages != readmePages {
 		t.Errorf("%d pages; want %d", pages, readmePages)
+	}
+}
+
+// A credential in a row is hidden before the message is cut to its
+// length or escaped for the table, either of which would change the text
+// it is found as.
+func TestReadmeRowHidesCredentialsBeforeCuttingAndEscaping(t *testing.T) {
+	escaped := "pw|with<markup>"
+	straddling := "secret-straddling-the-cut"
+	redact.Register(escaped, straddling)
+	doc := tableDoc("a", 0, true)
+	doc.Message = "bmc said " + escaped + "; " + strings.Repeat("x", maxMessage-10-len(escaped)-3) + straddling
+	row := newReadmeRow(doc)
+	text := row.name + row.cells
+	for _, leak := range []string{escaped, cell(escaped), "secret-straddling", "pw", "markup"} {
+		if strings.Contains(text, leak) {
+			t.Errorf("row %q holds %q", text, leak)
+		}
+	}
+	if !strings.Contains(text, redact.Mask) {
+		t.Errorf("row %q does not say a value was hidden", text)
 	}
 }
