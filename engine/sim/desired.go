@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unique"
 
 	"github.com/siteops/siteops/engine/assisted"
@@ -215,9 +216,19 @@ func parseBundle(b *render.Bundle) (*desired, []refusal) {
 			}
 			d.ACI = a
 		case render.KindInfraEnv:
-			d.InfraEnvs = append(d.InfraEnvs, parseInfraEnv(o))
+			ie, err := parseInfraEnv(o)
+			if err != nil {
+				refs = append(refs, refusal{ref, reasonInvalidSpec, fmt.Sprintf("site %s: %s: %v", b.Site, ref, err)})
+				continue
+			}
+			d.InfraEnvs = append(d.InfraEnvs, ie)
 		case render.KindNMStateConfig:
-			d.NMStates = append(d.NMStates, parseNMState(o))
+			n, err := parseNMState(o)
+			if err != nil {
+				refs = append(refs, refusal{ref, reasonInvalidSpec, fmt.Sprintf("site %s: %s: %v", b.Site, ref, err)})
+				continue
+			}
+			d.NMStates = append(d.NMStates, n)
 		case render.KindBareMetalHost:
 			h := bmhSpec{
 				Namespace: o.Namespace, Name: o.Name,
@@ -346,10 +357,14 @@ func parseACI(o *render.Object) (*aciSpec, string) {
 
 // rawContent is an object's content in JSON, as the store keeps it: a
 // third of the memory of the map for the InfraEnvs and NMStateConfigs
-// every site keeps.
-func rawContent(c map[string]any) json.RawMessage {
-	b, _ := json.Marshal(c)
-	return b
+// every site keeps. A value JSON cannot hold (a YAML .nan or .inf) is an
+// error the site is refused with, as the API server would refuse it.
+func rawContent(c map[string]any) (json.RawMessage, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("content cannot be encoded as JSON (%v): remove the value from the site", err)
+	}
+	return b, nil
 }
 
 // contentMap is an object's content as a map: the one Apply parsed while
@@ -382,8 +397,12 @@ func specDigest(c map[string]any) string {
 	return hex.EncodeToString(sum[:12])
 }
 
-func parseInfraEnv(o *render.Object) infraEnvSpec {
+func parseInfraEnv(o *render.Object) (infraEnvSpec, error) {
 	c := o.Content
+	raw, err := rawContent(c)
+	if err != nil {
+		return infraEnvSpec{}, err
+	}
 	ie := infraEnvSpec{
 		Namespace: o.Namespace, Name: o.Name,
 		Selector:    strMap(c, "spec", "nmStateConfigLabelSelector", "matchLabels"),
@@ -391,7 +410,7 @@ func parseInfraEnv(o *render.Object) infraEnvSpec {
 		Arch:        str(c, "spec", "cpuArchitecture"),
 		OSVersion:   str(c, "spec", "osImageVersion"),
 		Override:    str(c, "spec", "ignitionConfigOverride"),
-		Raw:         rawContent(c),
+		Raw:         raw,
 		Content:     c,
 		Digest:      specDigest(c),
 	}
@@ -408,12 +427,16 @@ func parseInfraEnv(o *render.Object) infraEnvSpec {
 			ie.KernelArgsProblem = "Only kernel argument operation append is supported.  Got " + op
 		}
 	}
-	return ie
+	return ie, nil
 }
 
-func parseNMState(o *render.Object) nmStateSpec {
+func parseNMState(o *render.Object) (nmStateSpec, error) {
 	c := o.Content
-	n := nmStateSpec{Namespace: o.Namespace, Name: o.Name, Labels: strMap(c, "metadata", "labels"), Raw: rawContent(c), Content: c, Digest: specDigest(c)}
+	raw, err := rawContent(c)
+	if err != nil {
+		return nmStateSpec{}, err
+	}
+	n := nmStateSpec{Namespace: o.Namespace, Name: o.Name, Labels: strMap(c, "metadata", "labels"), Raw: raw, Content: c, Digest: specDigest(c)}
 	for _, i := range list(c, "spec", "interfaces") {
 		m, _ := i.(map[string]any)
 		n.Interfaces = append(n.Interfaces, nmInterface{Name: str(m, "name"), MAC: strings.ToLower(str(m, "macAddress"))})
@@ -442,7 +465,7 @@ func parseNMState(o *render.Object) nmStateSpec {
 			n.DefaultRoute = true
 		}
 	}
-	return n
+	return n, nil
 }
 
 // versionOf finds the OpenShift version in a release image or image-set
@@ -610,6 +633,20 @@ func stringMap(m map[string]any, internValues bool, keys ...string) map[string]s
 	return out
 }
 
+// maxInterned bounds the strings intern keeps alive. A fleet's shared
+// strings are met with its first sites, so they are the ones kept; the
+// bound stops site-specific values (an annotation naming the site) from
+// growing the table with the fleet.
+const maxInterned = 4096
+
+// interned holds the strings intern keeps alive. unique.Make alone shares
+// a string only until the next garbage collection after its last handle
+// is dropped: the sites applied after it would get new copies.
+var interned struct {
+	sync.RWMutex
+	m map[string]string
+}
+
 // intern returns the one copy of a string that many sites hold (a key,
 // an SSH key, an image set name): the engine keeps a bundle of every
 // site, and the renderer gives each its own copy. Strings of one site
@@ -618,7 +655,25 @@ func intern(s string) string {
 	if s == "" {
 		return ""
 	}
-	return unique.Make(s).Value()
+	interned.RLock()
+	v, ok := interned.m[s]
+	interned.RUnlock()
+	if ok {
+		return v
+	}
+	v = unique.Make(s).Value()
+	interned.Lock()
+	defer interned.Unlock()
+	if kept, ok := interned.m[s]; ok {
+		return kept
+	}
+	if len(interned.m) < maxInterned {
+		if interned.m == nil {
+			interned.m = make(map[string]string)
+		}
+		interned.m[v] = v
+	}
+	return v
 }
 
 // scalarMap reads a map of scalars as strings (root device hints).

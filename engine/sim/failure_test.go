@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/engine/assisted"
+	"github.com/siteops/siteops/render"
 )
 
 func hostNamed(st engine.SiteStatus, name string) engine.HostStatus {
@@ -156,6 +158,38 @@ func TestBadHardwareAnnotation(t *testing.T) {
 		t.Errorf("message %q", o.last.Message)
 	}
 	if c := findCond(t, o.last, "BareMetalHost", condAccepted); c.Status != "False" || c.Reason != reasonInvalidSpec {
+		t.Errorf("condition %+v", c)
+	}
+	g := observe(t, e, "good")
+	g.until(time.Minute, 3*time.Hour, phaseIs(engine.PhaseInstalled))
+}
+
+// An object whose content JSON cannot hold (a YAML .nan) is refused with
+// the object and the cause, instead of being kept without its content;
+// other sites go on.
+func TestContentJSONCannotHoldIsRefused(t *testing.T) {
+	e := newStepped(t, Options{})
+	bad := newSite("nan", 1, 0)
+	b := bad.bundle()
+	found := false
+	for _, o := range b.Objects {
+		if o.Kind == render.KindInfraEnv {
+			o.Content["spec"].(map[string]any)["weight"] = math.NaN()
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("the bundle has no InfraEnv")
+	}
+	good := newSite("good", 1, 0)
+	apply(t, e, b, "r1")
+	apply(t, e, good.bundle(), "r1")
+	o := observe(t, e, "nan")
+	o.until(time.Minute, time.Hour, phaseIs(engine.PhaseFailed))
+	if !strings.Contains(o.last.Message, "InfraEnv nan/") || !strings.Contains(o.last.Message, "cannot be encoded as JSON") {
+		t.Errorf("message %q", o.last.Message)
+	}
+	if c := findCond(t, o.last, "InfraEnv", condAccepted); c.Status != "False" || c.Reason != reasonInvalidSpec {
 		t.Errorf("condition %+v", c)
 	}
 	g := observe(t, e, "good")

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/render"
@@ -128,5 +131,41 @@ func TestAppliedContentKeptAsJSON(t *testing.T) {
 	d2, _ := kept(e2)
 	if !bytes.Equal(d2.InfraEnvs[0].Raw, ie.Raw) || !bytes.Equal(d2.NMStates[0].Raw, nm.Raw) {
 		t.Errorf("a restarted engine reads other JSON:\n%s\n%s", d2.InfraEnvs[0].Raw, ie.Raw)
+	}
+}
+
+// A string interned before a garbage collection is the copy the sites
+// applied after it get: a fleet's shared strings are held once, not once
+// per collection.
+func TestInternedStringsOutliveCollections(t *testing.T) {
+	interned.Lock()
+	saved := interned.m
+	interned.m = nil
+	interned.Unlock()
+	t.Cleanup(func() {
+		interned.Lock()
+		interned.m = saved
+		interned.Unlock()
+	})
+	key := "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 fleet@example.net"
+	first := intern(strings.Clone(key))
+	runtime.GC()
+	runtime.GC()
+	again := intern(strings.Clone(key))
+	if unsafe.StringData(first) != unsafe.StringData(again) {
+		t.Error("a string interned after a collection is a new copy")
+	}
+	// Past the bound, strings are still returned equal, not kept.
+	for i := range maxInterned + 10 {
+		s := fmt.Sprintf("site-%d", i)
+		if got := intern(s); got != s {
+			t.Fatalf("intern(%q) = %q", s, got)
+		}
+	}
+	interned.RLock()
+	n := len(interned.m)
+	interned.RUnlock()
+	if n != maxInterned {
+		t.Errorf("the table holds %d strings, want the bound %d", n, maxInterned)
 	}
 }
