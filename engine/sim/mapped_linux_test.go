@@ -20,7 +20,7 @@ func mappedKB(t *testing.T, path string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	total, in := 0, false
+	total, in, seen := 0, false, false
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -28,10 +28,15 @@ func mappedKB(t *testing.T, path string) int {
 		case len(f) >= 5 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":"):
 			// A mapping's header: range, perms, offset, device, inode, path.
 			in = len(f) >= 6 && f[5] == path
+			seen = seen || in
 		case in && len(f) == 3 && f[0] == "Rss:":
 			kb, _ := strconv.Atoi(f[1])
 			total += kb
 		}
+	}
+	if !seen {
+		// Zero would pass every bound the tests set, testing nothing.
+		t.Fatalf("no mapping of %s in /proc/self/smaps", path)
 	}
 	return total
 }

@@ -490,7 +490,9 @@ func (g *Git) push(ctx context.Context, base plumbing.Hash, c *statusCommit, fet
 	err := g.sendPack(ctx, base, c)
 	// Nothing refers to the commit in the clone before it is stored.
 	if serr := <-c.stored; serr != nil {
-		return serr
+		// The push's own outcome (an authentication failure, say) is
+		// kept beside it: the next write stores and pushes again.
+		return errors.Join(serr, err)
 	}
 	if errors.Is(err, errBranchMoved) && !fetched {
 		return err
