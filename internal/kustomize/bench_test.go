@@ -232,11 +232,11 @@ func BenchmarkOverlayParts(b *testing.B) {
 	patch := patches[0]
 	patch.AllowNameChange()
 	// kustomize reads its built-in schemas on first use.
-	smMergeable(rs[0], patch)
+	smMergeable(rs[0], patch, true)
 	b.Run("merge-patch/native", func(b *testing.B) {
 		for b.Loop() {
 			obj := rs[0].DeepCopy()
-			if !smMergeable(obj, patch) {
+			if !smMergeable(obj, patch, true) {
 				b.Fatal("left to kustomize")
 			}
 			applySmPatch(obj, patch, true)

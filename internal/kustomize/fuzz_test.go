@@ -70,10 +70,13 @@ func FuzzReadPatch(f *testing.F) {
 
 // FuzzSmMerge applies a fuzzed strategic-merge patch (and a fuzzed object)
 // natively and with kustomize, as a patch of its own and through a
-// target: where smMerge runs, both must output the same object.
+// target: where smMerge runs, both must output the same object, and the
+// same again after kustomize merges numbers over their scalars, which
+// shows their styles.
 func FuzzSmMerge(f *testing.F) {
 	f.Add("spec:\n  clusterName: site\n  nodes:\n  - hostName: m9\n", "  extra:\n    gone:\n")
 	f.Add("  labels:\n    tier: core\nspec:\n  extraLabels:\n    ManagedCluster: null\n  added: {a: null, b: 1}\n", "  x: ~\n")
+	f.Add("  labels:\n    q: \"on\"\nspec:\n  port: x\n  plain: \"6443\"\n  new: yes\n  x: 'y'\n", "  port: \"6443\"\n  plain: a\n  y: no\n  x: ~\n")
 	rf := provider.NewDepProvider().GetResourceFactory()
 	head := "apiVersion: siteconfig.open-cluster-management.io/v1alpha1\nkind: ClusterInstance\nmetadata:\n  name: base\n  namespace: base\n"
 	f.Fuzz(func(t *testing.T, patchBody, destExtra string) {
@@ -85,7 +88,7 @@ func FuzzSmMerge(f *testing.F) {
 				return
 			}
 			mine, patch := dests[0], patches[0]
-			if !smMergeable(mine, patch) || target && !plainPatchMetadata(patch) {
+			if !smMergeable(mine, patch, target) || target && !plainPatchMetadata(patch) {
 				continue
 			}
 			var err error
@@ -106,6 +109,23 @@ func FuzzSmMerge(f *testing.F) {
 				return
 			}
 			sameOutput(t, "smMerge", mine, theirs[0])
+			numbers := numbersOver(t, func(t *testing.T, text string) *resource.Resource {
+				rs, err := rf.SliceFromBytes([]byte(text))
+				if err != nil || len(rs) != 1 {
+					return nil
+				}
+				return rs[0]
+			}, theirs[0])
+			if numbers == nil || theirs[0].ApplySmPatch(numbers.DeepCopy()) != nil {
+				continue
+			}
+			if err := mine.ApplySmPatch(numbers); err != nil {
+				t.Fatalf("numbers merged over kustomize's object, not over smMerge's: %v", err)
+			}
+			if _, err := krustyYAML(theirs[0]); err != nil {
+				continue
+			}
+			sameOutput(t, "smMerge, then numbers", mine, theirs[0])
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	yamlv2 "go.yaml.in/yaml/v2"
 	yamlv3 "go.yaml.in/yaml/v3"
@@ -75,6 +76,7 @@ func readJSONPatch(text string) []jsonOp {
 		return nil
 	}
 	ops := make([]jsonOp, 0, len(raw))
+	tests := false
 	for _, r := range raw {
 		m, ok := r.(map[string]any)
 		if !ok {
@@ -85,8 +87,41 @@ func readJSONPatch(text string) []jsonOp {
 			return nil
 		}
 		ops = append(ops, o)
+		tests = tests || o.op == "test"
+	}
+	if tests && strings.HasPrefix(text, "[") && !rawTestValues(text) {
+		return nil
 	}
 	return ops
+}
+
+// rawTestValues reports whether the value of each test operation of a
+// patch in JSON text is written as encoding/json writes what it holds.
+// json-patch's test compares strings by their text in the patch and in
+// the object's JSON (which encoding/json wrote: "<", ">", "&", U+2028 and
+// U+2029 escaped, and each escape its own way), and json6902 compares
+// the decoded strings: they agree when the patch's text has no escape and
+// none of the characters encoding/json escapes. (YAML text is turned into
+// JSON by encoding/json, as the object is.)
+func rawTestValues(text string) bool {
+	if !strings.ContainsAny(text, "\\<>&\u2028\u2029") && utf8.ValidString(text) {
+		return true
+	}
+	var raw []map[string]json.RawMessage
+	if json.Unmarshal([]byte(text), &raw) != nil {
+		return false
+	}
+	for _, m := range raw {
+		var op string
+		if json.Unmarshal(m["op"], &op) != nil || op != "test" {
+			continue
+		}
+		v := string(m["value"])
+		if strings.ContainsAny(v, "\\<>&\u2028\u2029") || !utf8.ValidString(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // makeJSONOp reads one operation of a patch; false when json6902 leaves
@@ -317,7 +352,11 @@ func applyJSON6902(res *resource.Resource, ops []jsonOp) error {
 	if !ok {
 		return errJSONFallback
 	}
-	res.RNode.SetYNode(jsonNode(m))
+	n, ok := jsonNode(m)
+	if !ok {
+		return errJSONFallback
+	}
+	res.RNode.SetYNode(n)
 	return nil
 }
 
@@ -544,31 +583,46 @@ func asFloat(v any) (float64, bool) {
 
 // jsonNode builds the node tree kyaml decodes from JSON (RNode.UnmarshalJSON:
 // encoding/json into any, yaml.v3 Marshal, kyaml Parse): keys sorted,
-// strings tagged !!str, numbers written as yaml.v3 writes a float64 and
-// tagged as it reads them back.
-func jsonNode(v any) *yamlv3.Node {
+// strings tagged !!str in the style yaml.v3 writes them in, numbers
+// written as yaml.v3 writes a float64 and tagged as it reads them back.
+// ok is false when the object holds a string kyaml fails to read back.
+func jsonNode(v any) (n *yamlv3.Node, ok bool) {
 	switch x := v.(type) {
 	case map[string]any:
 		keys := make([]string, 0, len(x))
 		for k := range x {
+			if unreadable(k) {
+				return nil, false
+			}
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
 		n := &yamlv3.Node{Kind: yamlv3.MappingNode, Tag: "!!map", Content: make([]*yamlv3.Node, 0, 2*len(keys))}
 		for _, k := range keys {
-			n.Content = append(n.Content, strScalar(k), jsonNode(x[k]))
+			c, ok := jsonNode(x[k])
+			if !ok {
+				return nil, false
+			}
+			n.Content = append(n.Content, strScalar(k), c)
 		}
-		return n
+		return n, true
 	case []any:
 		n := &yamlv3.Node{Kind: yamlv3.SequenceNode, Tag: "!!seq", Content: make([]*yamlv3.Node, len(x))}
 		for i, e := range x {
-			n.Content[i] = jsonNode(e)
+			if n.Content[i], ok = jsonNode(e); !ok {
+				return nil, false
+			}
 		}
-		return n
+		return n, true
 	case string:
-		return strScalar(x)
+		if unreadable(x) {
+			return nil, false
+		}
+		n := strScalar(x)
+		n.Style = v3Style(x)
+		return n, true
 	case bool:
-		return &yamlv3.Node{Kind: yamlv3.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(x)}
+		return &yamlv3.Node{Kind: yamlv3.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(x)}, true
 	case float64:
 		s := strconv.FormatFloat(x, 'g', -1, 64)
 		switch {
@@ -581,13 +635,66 @@ func jsonNode(v any) *yamlv3.Node {
 		}
 		n := &yamlv3.Node{Kind: yamlv3.ScalarNode, Value: s}
 		n.Tag = n.ShortTag()
-		return n
+		return n, true
 	}
-	return &yamlv3.Node{Kind: yamlv3.ScalarNode, Tag: "!!null", Value: "null"}
+	return &yamlv3.Node{Kind: yamlv3.ScalarNode, Tag: "!!null", Value: "null"}, true
+}
+
+// unreadable reports whether yaml.v3 may write a string, as a key or a
+// value, in a way kyaml's Parse fails to read: a literal block scalar
+// whose first line starts with a tab ("found a tab character where an
+// indentation space is expected"), which kustomize's JSON 6902 filter
+// reports as an error.
+func unreadable(s string) bool {
+	return len(s) > 0 && s[0] == '\t' && strings.Contains(s, "\n")
 }
 
 func strScalar(s string) *yamlv3.Node {
 	return &yamlv3.Node{Kind: yamlv3.ScalarNode, Tag: "!!str", Value: s}
+}
+
+// v3Style is the style of a string value as yaml.v3 writes it in a block
+// mapping or sequence and kyaml reads it back. Its quotes matter: a later
+// strategic merge gives the number that replaces the string that style,
+// which keeps it a string. yaml.v3 chooses the style of a value the same
+// way wherever it is in block context; its text at the top of a document
+// tells which.
+func v3Style(s string) yamlv3.Style {
+	if v3Plain(s) {
+		return 0
+	}
+	out, err := yamlv3.Marshal(s)
+	if err != nil || len(out) == 0 {
+		// Not met: s comes from JSON, valid UTF-8.
+		return yamlv3.DoubleQuotedStyle
+	}
+	switch out[0] {
+	case '"':
+		return yamlv3.DoubleQuotedStyle
+	case '\'':
+		return yamlv3.SingleQuotedStyle
+	case '|':
+		return yamlv3.LiteralStyle
+	case '>':
+		return yamlv3.FoldedStyle
+	}
+	return 0
+}
+
+// v3Plain reports whether yaml.v3 surely writes the string value s plain
+// (encode.go, stringv; emitterc.go, yaml_emitter_analyze_scalar): what
+// v2Plain tells plain, and printable ASCII text that starts with a letter,
+// is no boolean or null word (YAML 1.1's included, which yaml.v3 quotes)
+// and has no ": " or " #" in it and no ':' or space at its end.
+func v3Plain(s string) bool {
+	if v2Plain(s) {
+		return true
+	}
+	if s == "" || !isLetter(s[0]) || v2Words[s] || !isASCIIPrintable(s) {
+		return false
+	}
+	last := s[len(s)-1]
+	return last != ':' && last != ' ' && !strings.Contains(s, ": ") && !strings.Contains(s, " #")
 }
 
 // String names the transformer in errors.

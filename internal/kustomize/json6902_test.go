@@ -1,12 +1,15 @@
 package kustomize
 
 import (
+	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/kustomize/api/filters/patchjson6902"
 	"sigs.k8s.io/kustomize/api/provider"
 	"sigs.k8s.io/kustomize/api/resource"
+	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // TestJSON6902 holds json6902 to kustomize's JSON 6902 filter: on each
@@ -83,6 +86,18 @@ spec:
 		{"copy past the end of a list", doc, "- op: copy\n  from: /spec/s\n  path: /spec/list/7", false},
 		{"move without from", doc, "- op: move\n  path: /spec/x", false},
 		{"timestamp in the object", doc + "  when: 2024-01-02\n", "- op: replace\n  path: /spec/s\n  value: x", false},
+		// json-patch's test compares the text of a string in JSON text
+		// with encoding/json's, which escapes "&" and writes its own
+		// escapes: both tests fail.
+		{"test of a string with an escape, in JSON text", doc,
+			`[{"op": "test", "path": "/spec/s", "value": "te\u0078t"}, {"op": "add", "path": "/spec/x", "value": "y"}]`, false},
+		{"test of a string with an ampersand, in JSON text", doc + "  url: a&b\n",
+			`[{"op": "test", "path": "/spec/url", "value": "a&b"}, {"op": "add", "path": "/spec/x", "value": "y"}]`, false},
+		{"test of a string with an ampersand, in YAML", doc + "  url: a&b\n", "- op: test\n  path: /spec/url\n  value: a&b", true},
+		{"an ampersand and an escape in JSON text, no test", doc,
+			`[{"op": "add", "path": "/spec/u", "value": "a&b\u0078"}, {"op": "test", "path": "/spec/s", "value": "text"}]`, true},
+		{"a string kyaml fails to read back", doc + "  tab: \"\\tx\\n\"\n", "- op: replace\n  path: /spec/s\n  value: x", false},
+		{"strings yaml.v3 quotes", doc, "- op: add\n  path: /spec/q\n  value: {a: \"6443\", b: \"x: y\", c: \"- z\", d: \" pad\", e: \"\", f: \"two\\nlines\\n\", g: \"yes\", h: \"1:20\", i: \"é\"}", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,7 +130,69 @@ spec:
 			if string(gj) != string(wj) {
 				t.Errorf("JSON differs:\n%s\n%s", gj, wj)
 			}
+			// The styles of the strings show in a later merge.
+			numbers := numbersOver(t, func(t *testing.T, text string) *resource.Resource {
+				rs, err := rf.SliceFromBytes([]byte(text))
+				if err != nil || len(rs) != 1 {
+					t.Fatalf("parse: %v", err)
+				}
+				return rs[0]
+			}, theirs)
+			if err := mine.ApplySmPatch(numbers.DeepCopy()); err != nil {
+				t.Fatal(err)
+			}
+			if err := theirs.ApplySmPatch(numbers); err != nil {
+				t.Fatal(err)
+			}
+			sameOutput(t, "json6902, then numbers", mine, theirs)
 		})
+	}
+}
+
+// TestV3Style holds v3Style to kyaml's JSON round trip (RNode.UnmarshalJSON)
+// on strings of up to two pieces of YAML-significant text, as values in a
+// mapping and items in a sequence (whose text must read back as it was),
+// and unreadable to the strings the round trip fails on.
+func TestV3Style(t *testing.T) {
+	pieces := []string{"a", "Z", "e", "x", "y", "n", "0", "1", "12", ".", ":", "-", "/", "+", "_", "=", "@", " ", "#", "'", "\"",
+		"\\", ",", "[", "}", "?", "|", ">", "!", "&", "*", "%", "`", "~", "<<", "yes", "on", "null", "true", "0x", "0o", "0b", "é",
+		"\t", "\n", "\r", "\u0085", "\u2028", "\ufeff", "\x01", ".inf", "2024-01-02", "1:20", "---", strings.Repeat("w ", 50)}
+	strs := []string{""}
+	for _, a := range pieces {
+		strs = append(strs, a)
+		for _, b := range pieces {
+			strs = append(strs, a+b)
+		}
+	}
+	fast := 0
+	for _, s := range strs {
+		if v3Plain(s) {
+			fast++
+		}
+		var rn kyaml.RNode
+		text, _ := json.Marshal(map[string]any{"k": s, "l": []any{s}})
+		if err := rn.UnmarshalJSON(text); err != nil {
+			if !unreadable(s) {
+				t.Errorf("%q: kyaml fails to read it back (%v), unreadable does not tell", s, err)
+			}
+			continue
+		}
+		if unreadable(s) {
+			continue
+		}
+		if v := rn.Field("k").Value.YNode().Value; v != s {
+			t.Errorf("%q reads back as %q", s, v)
+		}
+		want := rn.Field("k").Value.YNode().Style
+		if item := rn.Field("l").Value.YNode().Content[0].Style; item != want {
+			t.Fatalf("%q: style %d in a mapping, %d in a sequence", s, want, item)
+		}
+		if got := v3Style(s); got != want {
+			t.Errorf("v3Style(%q) = %d, kyaml's %d", s, got, want)
+		}
+	}
+	if fast < len(strs)/10 {
+		t.Errorf("%d of %d strings told plain without yaml.v3", fast, len(strs))
 	}
 }
 

@@ -133,6 +133,21 @@ spec:
       when: 2024-01-02
 `
 
+// quotedCI is a ClusterInstance with a number and a boolean in quotes,
+// strings, and a URL with an ampersand.
+const quotedCI = `apiVersion: siteconfig.open-cluster-management.io/v1alpha1
+kind: ClusterInstance
+metadata:
+  name: q
+  namespace: base
+spec:
+  port: "6443"
+  flag: 'no'
+  port2: "6443"
+  flag2: 'no'
+  url: a&b
+`
+
 const nativeCM = `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -255,6 +270,29 @@ func TestNativeShapes(t *testing.T) {
 				"patches:\n- target:\n    kind: ConfigMap\n  patch: '[{\"op\": \"copy\", \"from\": \"/data/a\", \"path\": \"/data/c\"}]'\n"),
 			"o/p.json": `[{"op": "add", "path": "/data/b", "value": "2"}, {"op": "test", "path": "/data/a", "value": "1"}]`,
 		}, "o", byNative},
+		{"a number and a boolean patched over quoted strings, stay strings", map[string]string{
+			"o/kustomization.yaml": kust("resources:\n- ../base\n- q.yaml\npatches:\n- path: p.yaml\n- target:\n    name: q\n  patch: |-\n" +
+				"    apiVersion: siteconfig.open-cluster-management.io/v1alpha1\n    kind: ClusterInstance\n    metadata:\n      name: q\n" +
+				"    spec:\n      port2: 6443\n      flag2: true\n"),
+			"o/q.yaml": quotedCI,
+			"o/p.yaml": smp("q", "spec:\n  port: 6443\n  flag: true\n"),
+		}, "o", byNative},
+		{"a number kustomize merges over a quoted string, written natively", map[string]string{
+			"o/kustomization.yaml": kust("resources:\n- ../base\n- q.yaml\npatches:\n- path: p.yaml\n"),
+			"o/q.yaml":             quotedCI,
+			// The brace in the comment leaves the merge to kustomize.
+			"o/p.yaml": smp("q", "spec:\n  port: 6443 # {x}\n"),
+		}, "o", byNative},
+		{"a string added by a JSON patch, then a number over it", map[string]string{
+			"o/kustomization.yaml": kust("resources:\n- ../base\npatches:\n- target:\n    kind: ClusterInstance\n  patch: |-\n" +
+				"    - op: add\n      path: /spec/port\n      value: \"6443\"\n    - op: add\n      path: /spec/flag\n      value: \"a: b\"\n- path: p.yaml\n"),
+			"o/p.yaml": smp("base", "spec:\n  port: 6443\n  flag: true\n"),
+		}, "o", byNative},
+		{"patch error: a JSON test of a value encoding/json escapes", map[string]string{
+			"o/kustomization.yaml": kust("resources:\n- ../base\n- q.yaml\npatches:\n- target:\n    name: q\n" +
+				"  patch: '[{\"op\":\"test\",\"path\":\"/spec/url\",\"value\":\"a&b\"},{\"op\":\"add\",\"path\":\"/spec/x\",\"value\":\"y\"}]'\n"),
+			"o/q.yaml": quotedCI,
+		}, "o", byKrusty},
 		{"patch error: a JSON patch replaces a missing path", map[string]string{
 			"o/kustomization.yaml": kust("resources:\n- ../base\npatches:\n- target:\n    kind: ClusterInstance\n  patch: |-\n    - op: replace\n      path: /spec/no/such\n      value: x\n"),
 		}, "o", byKrusty},

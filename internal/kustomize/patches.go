@@ -153,7 +153,7 @@ func (t *smPatchTransformer) Transform(m resmap.ResMap) error {
 		patch := t.patches[0]
 		native := !renameMayClash(m, selected, patch) && plainPatchMetadata(patch)
 		for _, res := range selected {
-			native = native && smMergeable(res, patch)
+			native = native && smMergeable(res, patch, true)
 		}
 		if !native {
 			return m.ApplySmPatch(resource.MakeIdSet(selected), patch)
@@ -169,7 +169,7 @@ func (t *smPatchTransformer) Transform(m resmap.ResMap) error {
 		if err != nil {
 			return fmt.Errorf("no resource matches strategic merge patch %q: %w", patch.OrgId(), err)
 		}
-		if smMergeable(target, patch) {
+		if smMergeable(target, patch, false) {
 			applySmPatch(target, patch, false)
 			continue
 		}

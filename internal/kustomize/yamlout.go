@@ -94,9 +94,17 @@ func jsonString(s string) string {
 
 // jsonScalar converts a scalar node. Strings become JSON strings (invalid
 // UTF-8 replaced, as encoding/json does); numbers are written as
-// encoding/json writes them and read as yaml/v2 reads that text.
+// encoding/json writes them and read as yaml/v2 reads that text. A number,
+// boolean or null in a quoted or block style (kyaml's FieldSetter gives a
+// value the style of the scalar it replaces) is written by yaml.v3 in
+// that style and read back as a string, unless its tag is written with
+// it: both are left to Resource.AsYAML.
 func jsonScalar(n *yamlv3.Node) (any, bool) {
-	switch n.ShortTag() {
+	tag := n.ShortTag()
+	if tag != "!!str" && n.Style&textStyles != 0 {
+		return nil, false
+	}
+	switch tag {
 	case "!!str":
 		return jsonString(n.Value), true
 	case "!!null":

@@ -205,6 +205,10 @@ func (w *v2Writer) scalarString(s string, indent int, fold bool) bool {
 		w.buf = append(w.buf, s...)
 		return true
 	}
+	if !utf8.ValidString(s) {
+		// yaml/v2 writes it as !!binary.
+		return false
+	}
 	if strings.ContainsAny(s, "\r\u0085\u2028\u2029") || !fold && strings.Contains(s, "\n") {
 		// Line breaks yaml/v2 writes its own way; a key with one is
 		// not a simple key.
@@ -328,9 +332,7 @@ var v2Words = setOf("y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
 	"true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF",
 	"null", "Null", "NULL")
 
-func isAlnum(b byte) bool {
-	return '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
-}
+func isAlnum(b byte) bool { return isDigit(b) || isLetter(b) }
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {

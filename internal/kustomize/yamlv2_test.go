@@ -68,6 +68,7 @@ func TestMarshalV2Shapes(t *testing.T) {
 		{"long double-quoted text with spaces", map[string]any{"a": map[string]any{"b": strings.Repeat("word\t", 20) + " x"}}, false},
 		{"long key with spaces", map[string]any{strings.Repeat("k ", 60) + "k": 1}, true},
 		{"carriage return", map[string]any{"a": "x\ry"}, false},
+		{"text that is not UTF-8, written as !!binary", map[string]any{"a": "\xff x", "b": []any{"é\xe9"}}, false},
 		{"long text without spaces", map[string]any{"a": map[string]any{"b": strings.Repeat("x", 200)}}, true},
 		{"text on several lines", map[string]any{"a": "one\ntwo\n"}, false},
 		{"key of 129 characters", map[string]any{strings.Repeat("k", 129): 1}, false},
