@@ -163,14 +163,7 @@ func TestYAML11NonString(t *testing.T) {
 	pieces := []string{"a", "Z", "e", "y", "Y", "n", "o", "0", "1", "12", "0x", "0o", "0b", ".", ":", "-", "+", "_", "=", "@", " ", "#",
 		"'", "\"", "\\", ",", "[", "}", "?", "|", ">", "!", "&", "*", "%", "`", "~", "<<", "yes", "on", "off", "null", "true", "é",
 		"\t", "\n", "\r", ".inf", ".5", "1e3", "2024-01-02", "1:20", "---", "a: b", "- x"}
-	var strs []string
-	for _, a := range pieces {
-		strs = append(strs, a)
-		for _, b := range pieces {
-			strs = append(strs, a+b)
-		}
-	}
-	for _, s := range strs {
+	for _, s := range piecesAndPairs(pieces) {
 		if got, want := yaml11NonString(s), kyaml.IsValueNonString(s); got != want {
 			t.Errorf("yaml11NonString(%q) = %t, kyaml's %t", s, got, want)
 		}

@@ -92,13 +92,7 @@ func TestMarshalV2Strings(t *testing.T) {
 		"\\", ",", "[", "}", "?", "|", ">", "!", "&", "*", "%", "`", "~", "yes", "on", "null", "0x", "0o", "0b", "é", "\t", "\n", "inf", "2024-01-02"}
 	// Three pieces of the ones that most change how a string is written.
 	core := []string{"a", "e", "x", "0", "1", ".", ":", "-", "/", " ", "#", "'", "_", "@", ",", "\t", "yes", "0x", "é", "2024-01-02"}
-	var strs []string
-	for _, a := range pieces {
-		strs = append(strs, a)
-		for _, b := range pieces {
-			strs = append(strs, a+b)
-		}
-	}
+	strs := piecesAndPairs(pieces)
 	for _, a := range core {
 		for _, b := range core {
 			for _, c := range core {
@@ -190,4 +184,16 @@ func firstDiff(got, want string) string {
 		}
 	}
 	return fmt.Sprintf("%d lines, yaml/v2 writes %d", len(g), len(w))
+}
+
+// piecesAndPairs is every piece, and every two pieces one after the other.
+func piecesAndPairs(pieces []string) []string {
+	out := make([]string, 0, len(pieces)*(len(pieces)+1))
+	for _, a := range pieces {
+		out = append(out, a)
+		for _, b := range pieces {
+			out = append(out, a+b)
+		}
+	}
+	return out
 }
