@@ -1,12 +1,11 @@
 package gitfs
 
 import (
+	"fmt"
 	"path"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Changed lists, sorted, the slash-separated paths of the files (regular
@@ -54,85 +53,131 @@ func (d *differ) skipped(p string) bool {
 }
 
 // diffTrees appends to out the files that differ between trees a and b at
-// dir.
+// dir. Both are read as raw tree objects and walked together in Git's
+// order (RawTreeEntry): a name is made a string only for a path that
+// differs. A name that is a file on one side and a directory on the other
+// sorts apart, and is reported as one removed and the other added.
 func (d *differ) diffTrees(dir string, a, b plumbing.Hash) error {
 	if a == b {
 		return nil
 	}
-	da, err := d.r.tree(nil, a)
+	da, err := ReadRawTree(d.r.r.Storer, a)
 	if err != nil {
 		return err
 	}
-	db, err := d.r.tree(nil, b)
+	db, err := ReadRawTree(d.r.r.Storer, b)
 	if err != nil {
 		return err
 	}
+	var ea, eb RawTreeEntry
 	i, j := 0, 0
-	for i < len(da.entries) || j < len(db.entries) {
+	nextA := func() (int, error) {
+		var end int
+		ea, end, err = RawEntryAt(da, i)
+		if err != nil {
+			return 0, fmt.Errorf("read tree %s: %w", a, err)
+		}
+		return end, nil
+	}
+	nextB := func() (int, error) {
+		var end int
+		eb, end, err = RawEntryAt(db, j)
+		if err != nil {
+			return 0, fmt.Errorf("read tree %s: %w", b, err)
+		}
+		return end, nil
+	}
+	var endA, endB int
+	if i < len(da) {
+		if endA, err = nextA(); err != nil {
+			return err
+		}
+	}
+	if j < len(db) {
+		if endB, err = nextB(); err != nil {
+			return err
+		}
+	}
+	for i < len(da) || j < len(db) {
+		c := 0
 		switch {
-		case j == len(db.entries) || (i < len(da.entries) && da.entries[i].Name < db.entries[j].Name):
-			if err := d.allFiles(dir, da.entries[i]); err != nil {
-				return err
-			}
-			i++
-		case i == len(da.entries) || db.entries[j].Name < da.entries[i].Name:
-			if err := d.allFiles(dir, db.entries[j]); err != nil {
-				return err
-			}
-			j++
+		case j == len(db):
+			c = -1
+		case i == len(da):
+			c = 1
 		default:
-			if err := d.diffEntry(dir, da.entries[i], db.entries[j]); err != nil {
-				return err
+			c = CompareRawNames(ea.Name, ea.IsDir(), eb.Name, eb.IsDir())
+		}
+		switch {
+		case c < 0:
+			err = d.allFiles(dir, ea)
+		case c > 0:
+			err = d.allFiles(dir, eb)
+		default:
+			err = d.diffEntry(dir, ea, eb)
+		}
+		if err != nil {
+			return err
+		}
+		if c <= 0 {
+			if i = endA; i < len(da) {
+				if endA, err = nextA(); err != nil {
+					return err
+				}
 			}
-			i++
-			j++
+		}
+		if c >= 0 {
+			if j = endB; j < len(db) {
+				if endB, err = nextB(); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
 }
 
-// diffEntry compares two entries of the same name.
-func (d *differ) diffEntry(dir string, ea, eb object.TreeEntry) error {
+// diffEntry compares two entries of the same name and kind (both
+// directories or neither).
+func (d *differ) diffEntry(dir string, ea, eb RawTreeEntry) error {
 	if ea.Hash == eb.Hash && ea.Mode == eb.Mode {
 		return nil
 	}
-	p := path.Join(dir, ea.Name)
+	p := path.Join(dir, string(ea.Name))
 	if d.skipped(p) {
 		return nil
 	}
-	aDir, bDir := ea.Mode == filemode.Dir, eb.Mode == filemode.Dir
-	switch {
-	case aDir && bDir:
+	if ea.IsDir() {
 		return d.diffTrees(p, ea.Hash, eb.Hash)
-	case aDir:
-		d.out = append(d.out, p)
-		return d.allFiles(dir, ea)
-	case bDir:
-		d.out = append(d.out, p)
-		return d.allFiles(dir, eb)
 	}
 	d.out = append(d.out, p)
 	return nil
 }
 
 // allFiles appends e, or every file under it when it is a directory.
-func (d *differ) allFiles(dir string, e object.TreeEntry) error {
-	p := path.Join(dir, e.Name)
+func (d *differ) allFiles(dir string, e RawTreeEntry) error {
+	p := path.Join(dir, string(e.Name))
 	switch {
 	case d.skipped(p):
 		return nil
-	case e.Mode != filemode.Dir:
+	case !e.IsDir():
 		d.out = append(d.out, p)
 		return nil
 	}
-	t, err := d.r.tree(nil, e.Hash)
+	data, err := ReadRawTree(d.r.r.Storer, e.Hash)
 	if err != nil {
 		return err
 	}
-	for _, c := range t.entries {
-		if err := d.allFiles(p, c); err != nil {
-			return err
-		}
+	var inner error
+	err = EachRawEntry(data, func(c RawTreeEntry) bool {
+		inner = d.allFiles(p, c)
+		return inner == nil
+	})
+	if inner != nil {
+		return inner
+	}
+	if err != nil {
+		return fmt.Errorf("read tree %s: %w", e.Hash, err)
 	}
 	return nil
 }

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/siteops/siteops/internal/gitfs"
 )
 
 // A status commit changes a few entries of trees that hold one entry per
@@ -43,7 +43,7 @@ func treeDelta(base, target []byte) []byte {
 	d.out = binary.AppendUvarint(d.out, uint64(len(target)))
 	b := 0
 	for t := 0; t < len(target); {
-		te, tEnd, err := rawEntryAt(target, t)
+		te, tEnd, err := gitfs.RawEntryAt(target, t)
 		if err != nil {
 			return nil
 		}
@@ -51,11 +51,11 @@ func treeDelta(base, target []byte) []byte {
 		// or changed.
 		var bEnd int
 		for b < len(base) {
-			be, end, err := rawEntryAt(base, b)
+			be, end, err := gitfs.RawEntryAt(base, b)
 			if err != nil {
 				return nil
 			}
-			if compareRawNames(be.name, be.mode == filemode.Dir, te.name, te.mode == filemode.Dir) >= 0 {
+			if gitfs.CompareRawNames(be.Name, be.IsDir(), te.Name, te.IsDir()) >= 0 {
 				bEnd = end
 				break
 			}
