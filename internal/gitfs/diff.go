@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // Changed lists, sorted, the slash-separated paths of the files (regular
@@ -61,80 +62,85 @@ func (d *differ) diffTrees(dir string, a, b plumbing.Hash) error {
 	if a == b {
 		return nil
 	}
-	da, err := ReadRawTree(d.r.r.Storer, a)
+	ca, err := openRawCursor(d.r.r.Storer, a)
 	if err != nil {
 		return err
 	}
-	db, err := ReadRawTree(d.r.r.Storer, b)
+	cb, err := openRawCursor(d.r.r.Storer, b)
 	if err != nil {
 		return err
 	}
-	var ea, eb RawTreeEntry
-	i, j := 0, 0
-	nextA := func() (int, error) {
-		var end int
-		ea, end, err = RawEntryAt(da, i)
-		if err != nil {
-			return 0, fmt.Errorf("read tree %s: %w", a, err)
-		}
-		return end, nil
-	}
-	nextB := func() (int, error) {
-		var end int
-		eb, end, err = RawEntryAt(db, j)
-		if err != nil {
-			return 0, fmt.Errorf("read tree %s: %w", b, err)
-		}
-		return end, nil
-	}
-	var endA, endB int
-	if i < len(da) {
-		if endA, err = nextA(); err != nil {
-			return err
-		}
-	}
-	if j < len(db) {
-		if endB, err = nextB(); err != nil {
-			return err
-		}
-	}
-	for i < len(da) || j < len(db) {
+	for !ca.done() || !cb.done() {
 		c := 0
 		switch {
-		case j == len(db):
+		case cb.done():
 			c = -1
-		case i == len(da):
+		case ca.done():
 			c = 1
 		default:
-			c = CompareRawNames(ea.Name, ea.IsDir(), eb.Name, eb.IsDir())
+			c = CompareRawNames(ca.e.Name, ca.e.IsDir(), cb.e.Name, cb.e.IsDir())
 		}
 		switch {
 		case c < 0:
-			err = d.allFiles(dir, ea)
+			err = d.allFiles(dir, ca.e)
 		case c > 0:
-			err = d.allFiles(dir, eb)
+			err = d.allFiles(dir, cb.e)
 		default:
-			err = d.diffEntry(dir, ea, eb)
+			err = d.diffEntry(dir, ca.e, cb.e)
 		}
 		if err != nil {
 			return err
 		}
 		if c <= 0 {
-			if i = endA; i < len(da) {
-				if endA, err = nextA(); err != nil {
-					return err
-				}
+			if err := ca.next(); err != nil {
+				return err
 			}
 		}
 		if c >= 0 {
-			if j = endB; j < len(db) {
-				if endB, err = nextB(); err != nil {
-					return err
-				}
+			if err := cb.next(); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
+}
+
+// rawCursor walks the entries of a raw tree: e is the current one, until
+// done.
+type rawCursor struct {
+	tree     plumbing.Hash
+	data     []byte
+	off, end int
+	e        RawTreeEntry
+}
+
+func openRawCursor(s storer.EncodedObjectStorer, h plumbing.Hash) (*rawCursor, error) {
+	data, err := ReadRawTree(s, h)
+	if err != nil {
+		return nil, err
+	}
+	c := &rawCursor{tree: h, data: data}
+	return c, c.read()
+}
+
+func (c *rawCursor) done() bool { return c.off >= len(c.data) }
+
+// read reads the entry at the cursor.
+func (c *rawCursor) read() error {
+	if c.done() {
+		return nil
+	}
+	var err error
+	if c.e, c.end, err = RawEntryAt(c.data, c.off); err != nil {
+		return fmt.Errorf("read tree %s: %w", c.tree, err)
+	}
+	return nil
+}
+
+// next moves to the next entry.
+func (c *rawCursor) next() error {
+	c.off = c.end
+	return c.read()
 }
 
 // diffEntry compares two entries of the same name and kind (both
