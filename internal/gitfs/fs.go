@@ -13,7 +13,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/siteops/siteops/internal/safefs"
 )
@@ -57,19 +56,20 @@ type node struct {
 
 func (n node) isDir() bool { return n.mode == filemode.Dir }
 
-// dirNode is a decoded tree with its entries sorted by name (Git sorts a
+// dirNode is a tree with its entries sorted by name (Git sorts a
 // directory as if its name ended in a slash; fs.ReadDir wants plain
-// names).
+// names). It is read raw: the names point into the tree object's data, so
+// that a lookup in a tree of 10,000 sites makes no string of the others.
 type dirNode struct {
-	entries []object.TreeEntry
+	entries []RawTreeEntry
 }
 
-func (d *dirNode) find(name string) (object.TreeEntry, bool) {
-	i, ok := slices.BinarySearchFunc(d.entries, name, func(e object.TreeEntry, n string) int {
-		return strings.Compare(e.Name, n)
+func (d *dirNode) find(name string) (RawTreeEntry, bool) {
+	i, ok := slices.BinarySearchFunc(d.entries, name, func(e RawTreeEntry, n string) int {
+		return strings.Compare(string(e.Name), n)
 	})
 	if !ok {
-		return object.TreeEntry{}, false
+		return RawTreeEntry{}, false
 	}
 	return d.entries[i], true
 }
@@ -88,12 +88,20 @@ func (r *Repo) tree(cache *treeCache, h plumbing.Hash) (*dirNode, error) {
 			return d, nil
 		}
 	}
-	t, err := r.r.TreeObject(h)
+	data, err := ReadRawTree(r.r.Storer, h)
 	if err != nil {
+		return nil, err
+	}
+	n := 0
+	if err := EachRawEntry(data, func(RawTreeEntry) bool { n++; return true }); err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", h, err)
 	}
-	d := &dirNode{entries: slices.Clone(t.Entries)}
-	slices.SortFunc(d.entries, func(a, b object.TreeEntry) int { return strings.Compare(a.Name, b.Name) })
+	d := &dirNode{entries: make([]RawTreeEntry, 0, n)}
+	_ = EachRawEntry(data, func(e RawTreeEntry) bool { // parsed above
+		d.entries = append(d.entries, e)
+		return true
+	})
+	slices.SortFunc(d.entries, func(a, b RawTreeEntry) int { return bytes.Compare(a.Name, b.Name) })
 	if cache != nil {
 		cache.trees[h] = d
 	}
@@ -286,7 +294,7 @@ func (f *FS) dirEntries(h plumbing.Hash) ([]fs.DirEntry, error) {
 	}
 	out := make([]fs.DirEntry, len(d.entries))
 	for i, e := range d.entries {
-		out[i] = &dirEntry{fsys: f, n: node{name: e.Name, mode: e.Mode, hash: e.Hash}}
+		out[i] = &dirEntry{fsys: f, n: node{name: string(e.Name), mode: e.Mode, hash: e.Hash}}
 	}
 	return out, nil
 }
