@@ -14,6 +14,12 @@
 //	fleet, err := tree.Sub(repo.Dir())     // the directory Open was given
 //	changed, err := repo.Changed(base, head)
 //
+// Trees are read as raw Git tree objects (ReadRawTree, RawEntryAt), whose
+// entries' names point into the object's data: a fleet's root may hold an
+// entry per site, and opening one file or listing what changed between two
+// commits then makes no string of the other entries. The loop's status
+// writer splices its directory into such trees the same way.
+//
 // # Safety
 //
 // The tree is read-only and treated as untrusted input, as internal/safefs
