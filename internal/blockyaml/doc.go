@@ -10,12 +10,13 @@
 //   - block mappings and block sequences, a sequence under a key at the
 //     key's own indentation ("key:\n- a"), a mapping starting on a dash
 //     line ("- name: a");
-//   - plain scalars on one line, single-quoted scalars on one line,
-//     double-quoted ones without escapes;
+//   - plain scalars, on one line or folded over the more indented lines
+//     below (as yaml/v2 writes a long value), single-quoted scalars on
+//     one line, double-quoted ones without escapes;
 //   - comments and blank lines anywhere, "---" between documents.
 //
 // Anything else (flow collections, block scalars, anchors, aliases, tags,
-// directives, escapes, multi-line scalars, tabs, carriage returns,
+// directives, escapes, multi-line quoted scalars, tabs, carriage returns,
 // characters outside ASCII, empty documents, and every syntax error) makes
 // Parse report false, and the caller parses with yaml.v3, which then gives
 // its own result or its own error message: what a document means, and

@@ -235,10 +235,7 @@ func (p *parser) sequence(col int) *yaml.Node {
 			items = append(items, p.mapping(ccol))
 		default:
 			p.i++
-			items = append(items, p.scalar(content, ln.num, ccol))
-			if p.next().indent > col {
-				p.fail() // a scalar continued on the next line
-			}
+			items = append(items, p.folded(p.scalar(content, ln.num, ccol), content, ln.num, col))
 		}
 	}
 	if p.next().indent > col {
@@ -267,10 +264,7 @@ func (p *parser) mapping(col int) *yaml.Node {
 		if value == "" || value[0] == '#' {
 			v = p.emptyValue(col, ln.num, colon+2, true)
 		} else {
-			v = p.scalar(value, ln.num, colon+1+len(rest)-len(value))
-			if p.next().indent > col {
-				p.fail() // a scalar continued on the next line
-			}
+			v = p.folded(p.scalar(value, ln.num, colon+1+len(rest)-len(value)), value, ln.num, col)
 		}
 		pairs = append(pairs, k, v)
 	}
@@ -368,6 +362,43 @@ func (p *parser) scalar(text string, num, col int) *yaml.Node {
 	}
 	return p.plain(text, num, col)
 }
+
+// folded returns n, the scalar written as text on line num, with the
+// lines below it that continue it: those more indented than col, the
+// column of its key or dash. A plain scalar's lines are folded into one
+// value, each line break a space (YAML's line folding: yaml/v2, which
+// kustomize writes with, folds long values at 80 columns). Anything else
+// is left to yaml.v3: a quoted scalar continued, a comment, a blank or
+// comment line between the lines, or a line that starts with an
+// indicator or holds what could be a key.
+func (p *parser) folded(n *yaml.Node, text string, num, col int) *yaml.Node {
+	if p.next().indent <= col {
+		return n
+	}
+	if n.Style != 0 || strings.Contains(text, " #") {
+		p.fail()
+	}
+	var b strings.Builder
+	b.WriteString(n.Value)
+	for prev := num; p.i < len(p.lines) && p.lines[p.i].indent > col; p.i++ {
+		ln := p.lines[p.i]
+		t := ln.text
+		if ln.num != prev+1 || strings.IndexByte(plainIndicators, t[0]) >= 0 ||
+			strings.Contains(t, " #") || strings.Contains(t, ": ") || strings.HasSuffix(t, ":") {
+			p.fail()
+		}
+		b.WriteByte(' ')
+		b.WriteString(t)
+		prev = ln.num
+	}
+	n.Value, n.Tag = b.String(), ""
+	n.Tag = n.ShortTag()
+	return n
+}
+
+// plainIndicators are the characters that may not start a line of a
+// plain scalar Parse folds (some may in YAML; those lines go to yaml.v3).
+const plainIndicators = "-?:,[]{}#&*!|>'\"%@`."
 
 // endOfLine checks what follows a quoted scalar: nothing, or a comment.
 func (p *parser) endOfLine(rest string) {
