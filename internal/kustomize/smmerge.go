@@ -7,7 +7,6 @@ import (
 
 	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/api/resource"
-	"sigs.k8s.io/kustomize/kyaml/openapi"
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -69,7 +68,7 @@ func smMergeable(dest, patch *resource.Resource, target bool) bool {
 		types = append(types, kyaml.TypeMeta{APIVersion: dest.GetApiVersion(), Kind: patch.GetKind()})
 	}
 	for _, tm := range types {
-		if openapi.SchemaForResourceType(tm) != nil {
+		if hasSchema(tm) {
 			return false
 		}
 	}
