@@ -683,18 +683,16 @@ func v3Style(s string) yamlv3.Style {
 
 // v3Plain reports whether yaml.v3 surely writes the string value s plain
 // (encode.go, stringv; emitterc.go, yaml_emitter_analyze_scalar): what
-// v2Plain tells plain, and printable ASCII text that starts with a letter,
-// is no boolean or null word (YAML 1.1's included, which yaml.v3 quotes)
-// and has no ": " or " #" in it and no ':' or space at its end.
-func v3Plain(s string) bool {
-	if v2Plain(s) {
-		return true
-	}
-	if s == "" || !isLetter(s[0]) || v2Words[s] || !isASCIIPrintable(s) {
-		return false
-	}
-	last := s[len(s)-1]
-	return last != ':' && last != ' ' && !strings.Contains(s, ": ") && !strings.Contains(s, " #")
+// v2Plain or plainWord tells plain.
+func v3Plain(s string) bool { return v2Plain(s) || plainWord(s) }
+
+// plainWord reports whether s is printable ASCII text that starts with a
+// letter, holds no ':' or '#', does not end in a space and is no boolean
+// or null word (YAML 1.1's included): text that yaml.v3 writes plain and
+// yaml/v2 reads back as the string it is, without either being asked.
+func plainWord(s string) bool {
+	return s != "" && isLetter(s[0]) && s[len(s)-1] != ' ' && !v2Words[s] &&
+		!strings.ContainsAny(s, ":#") && isASCIIPrintable(s)
 }
 
 // String names the transformer in errors.

@@ -274,15 +274,10 @@ func quoteYAML11(n *yamlv3.Node) {
 
 // yaml11NonString is kyaml's IsValueNonString: whether yaml/v2 reads s,
 // as a document of its own, as something other than a string. The
-// common strings are told without reading them: those v2Plain knows, and
-// printable ASCII text on one line that starts with a letter, does not
-// end in a space, holds no ':' or '#' and is no boolean or null word,
-// which yaml/v2 reads as the plain string it is.
+// common strings are told without reading them: those v2Plain and
+// plainWord know, which yaml/v2 reads as the plain strings they are.
 func yaml11NonString(s string) bool {
-	if s == "" || strings.Contains(s, "\n") || v2Plain(s) {
-		return false
-	}
-	if isLetter(s[0]) && s[len(s)-1] != ' ' && !v2Words[s] && !strings.ContainsAny(s, ":#") && isASCIIPrintable(s) {
+	if s == "" || strings.Contains(s, "\n") || v2Plain(s) || plainWord(s) {
 		return false
 	}
 	return kyaml.IsValueNonString(s)
