@@ -61,15 +61,16 @@ func newReadmeRow(doc *status.Document) readmeRow {
 		phase += " (orphaned)"
 	}
 	// Credentials are hidden before a value is cut or escaped: either
-	// changes the text a registered value would be found as.
+	// changes the text a registered value would be found as. The other
+	// cells are the engine's words and a commit id.
 	msg := redact.Text(doc.Message)
 	if r := []rune(msg); len(r) > maxMessage {
 		msg = string(r[:maxMessage-1]) + "…"
 	}
 	return readmeRow{
 		name: cell(redact.Text(doc.Site)),
-		cells: fmt.Sprintf(" | %s | %s | %d%% | %d | %s | %s |\n", cell(redact.Text(phase)), cell(redact.Text(string(doc.Reason))),
-			doc.Cluster.Percent, len(doc.Hosts), cell(redact.Text(source.ShortRevision(doc.Revision))), cell(msg)),
+		cells: fmt.Sprintf(" | %s | %s | %d%% | %d | %s | %s |\n", phase, cell(string(doc.Reason)),
+			doc.Cluster.Percent, len(doc.Hosts), cell(source.ShortRevision(doc.Revision)), cell(msg)),
 		attention: status.NeedsAttention(doc),
 	}
 }
