@@ -5,7 +5,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -362,9 +365,41 @@ func parseACI(o *render.Object) (*aciSpec, string) {
 func rawContent(c map[string]any) (json.RawMessage, error) {
 	b, err := json.Marshal(c)
 	if err != nil {
+		if field := unencodable(c, ""); field != "" {
+			return nil, fmt.Errorf("field %s holds a value JSON cannot hold (%v): remove it from the site", field, err)
+		}
 		return nil, fmt.Errorf("content cannot be encoded as JSON (%v): remove the value from the site", err)
 	}
 	return b, nil
+}
+
+// unencodable returns the path, below at, of the first value of v (keys
+// in order) that JSON cannot hold: a float that is not a number or is
+// infinite (YAML's .nan and .inf). "" when there is none.
+func unencodable(v any, at string) string {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			p := k
+			if at != "" {
+				p = at + "." + k
+			}
+			if f := unencodable(x[k], p); f != "" {
+				return f
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if f := unencodable(e, fmt.Sprintf("%s[%d]", at, i)); f != "" {
+				return f
+			}
+		}
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return at
+		}
+	}
+	return ""
 }
 
 // contentMap is an object's content as a map: the one Apply parsed while

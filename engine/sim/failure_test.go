@@ -186,7 +186,7 @@ func TestContentJSONCannotHoldIsRefused(t *testing.T) {
 	apply(t, e, good.bundle(), "r1")
 	o := observe(t, e, "nan")
 	o.until(time.Minute, time.Hour, phaseIs(engine.PhaseFailed))
-	if !strings.Contains(o.last.Message, "InfraEnv nan/") || !strings.Contains(o.last.Message, "cannot be encoded as JSON") {
+	if !strings.Contains(o.last.Message, "InfraEnv nan/") || !strings.Contains(o.last.Message, "field spec.weight holds a value JSON cannot hold") {
 		t.Errorf("message %q", o.last.Message)
 	}
 	if c := findCond(t, o.last, "InfraEnv", condAccepted); c.Status != "False" || c.Reason != reasonInvalidSpec {
