@@ -42,14 +42,24 @@ type Bundle struct {
 // exactly when what would be applied changes.
 func (b *Bundle) Hash() (string, error) {
 	h := sha256.New()
-	var buf []byte
+	// The buffer grows to the largest object (the extra manifests'
+	// ConfigMap): one from the pool saves growing it again for each site.
+	buf, _ := encodeBuffers.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
+	}
+	defer func() {
+		if cap(*buf) <= maxPooledBuffer {
+			encodeBuffers.Put(buf)
+		}
+	}()
 	for _, o := range b.Objects {
 		var err error
-		buf, err = yamlenc.Append(buf[:0], o.Content)
+		*buf, err = yamlenc.Append((*buf)[:0], o.Content)
 		if err != nil {
 			return "", err
 		}
-		h.Write(buf)
+		h.Write(*buf)
 		h.Write([]byte("---\n"))
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil

@@ -363,7 +363,7 @@ func (o *op) agentLabels(h *host) {
 	set := func(k, v string) {
 		// A value still not a label value after sanitizing is skipped:
 		// the update would fail (setAgentLabel).
-		if len(validation.IsValidLabelValue(v)) > 0 {
+		if !isLabelValue(v) {
 			return
 		}
 		if cur, ok := h.Labels[k]; !ok || cur != v {
@@ -417,6 +417,25 @@ func hasSSD(inv *assisted.Inventory) bool {
 }
 
 // sanitizeLabel keeps [-A-Za-z0-9_.] (updateLabels).
+// isLabelValue reports whether s is a Kubernetes label value: at most 63
+// characters, empty or alphanumeric at both ends with '-', '_' or '.'
+// between (validation.IsValidLabelValue). It is that check without the
+// regular expression and the error text: a host whose manufacturer
+// sanitizes to "DellInc." fails it on every settle of every site.
+func isLabelValue(s string) bool {
+	if len(s) > validation.LabelValueMaxLength {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && ((i == 0 || i == len(s)-1) || c != '-' && c != '_' && c != '.') {
+			return false
+		}
+	}
+	return true
+}
+
 func sanitizeLabel(s string) string {
 	keep := func(r rune) bool {
 		return r == '-' || r == '_' || r == '.' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
