@@ -11,8 +11,17 @@ import (
 	"github.com/siteops/siteops/engine/assisted"
 )
 
-// maxCommitInterval bounds how long changes wait for a commit at SpeedMax.
+// maxCommitInterval bounds how long changes wait for a commit at SpeedMax,
+// while commits are cheap.
 const maxCommitInterval = 250 * time.Millisecond
+
+// commitShare is how many times the last commit's duration the next batch
+// may run before it is committed: commits then take at most about a
+// quarter of the engine's time. A commit writes every site the batch
+// touched; when thousands of sites are in flight at SpeedMax, each batch
+// touches them all, and a fixed interval would write every site's state
+// once per batch (the slower the commits, the more of them).
+const commitShare = 3
 
 // clockSaveEvery is how often, in real time, the virtual clock is saved
 // while timers are pending: what a restart can lose of a stage under way.
@@ -23,15 +32,19 @@ const clockSaveEvery = time.Second
 func (e *Engine) run(ctx context.Context) {
 	defer close(e.done)
 	max := math.IsInf(e.opts.Speed, 1)
+	var lastCommit time.Duration
 	for {
 		if ctx.Err() != nil {
 			return
 		}
 		more := false
 		if !e.opts.Stepped {
-			more = e.runBatch(max)
+			more = e.runBatch(max, commitShare*lastCommit)
 		}
-		if err := e.commit(); err != nil {
+		start := time.Now()
+		err := e.commit()
+		lastCommit = time.Since(start)
+		if err != nil {
 			e.opts.Logger.Error("commit the engine state", "err", err)
 			e.mu.Lock()
 			e.runErr = err
@@ -73,9 +86,14 @@ func max0(d time.Duration) time.Duration {
 }
 
 // runBatch runs the events due now, in chunks so that Apply and Status
-// callers are not held up; it reports whether events remain due.
-func (e *Engine) runBatch(max bool) bool {
+// callers are not held up; it reports whether events remain due. A batch
+// ends after maxCommitInterval, or after minInterval when that is longer.
+func (e *Engine) runBatch(max bool, minInterval time.Duration) bool {
 	start := time.Now()
+	interval := maxCommitInterval
+	if minInterval > interval {
+		interval = minInterval
+	}
 	ran := 0
 	for {
 		e.mu.Lock()
@@ -95,7 +113,7 @@ func (e *Engine) runBatch(max bool) bool {
 		if !pending {
 			return false
 		}
-		if ran >= e.opts.BatchEvents || time.Since(start) >= maxCommitInterval {
+		if ran >= e.opts.BatchEvents || time.Since(start) >= interval {
 			return true
 		}
 	}
