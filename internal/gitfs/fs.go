@@ -109,31 +109,27 @@ func (r *Repo) tree(cache *treeCache, h plumbing.Hash) (*dirNode, error) {
 }
 
 // blobSize returns the size of a blob without reading it. Called with
-// r.mu held.
+// r.mu held. go-git opens an object over its large-object threshold (or a
+// packed one over 16 KiB, without that option) as a stream and takes the
+// size from its header, so a 3 GiB blob of zeros, 14 MB in the pack, is
+// not inflated here. A smaller object is inflated and kept in the object
+// cache, where the read that follows a Stat finds it. Asking the store
+// for the size alone (EncodedObjectSize) looks for a loose object file
+// first, an open that fails for every packed object and costs more than
+// the inflating.
 func (r *Repo) blobSize(h plumbing.Hash) (int64, error) {
-	if s, ok := r.r.Storer.(interface {
-		EncodedObjectSize(plumbing.Hash) (int64, error)
-	}); ok {
-		if n, err := s.EncodedObjectSize(h); err == nil {
-			return n, nil
-		}
-	}
-	b, err := r.r.BlobObject(h)
+	o, err := r.r.Storer.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
 		return 0, err
 	}
-	return b.Size, nil
+	return o.Size(), nil
 }
 
 // readBlob reads a blob of at most max bytes; tooBig reports the size
 // when it is over. Called with r.mu held.
 func (r *Repo) readBlob(h plumbing.Hash, max int64) (data []byte, size int64, err error) {
 	// The size comes from the object's header, before the object is
-	// opened: go-git inflates a packed object whole when it is opened, so
-	// a 3 GiB blob of zeros, 14 MB in the pack, would take 3 GiB here.
-	if size, err := r.blobSize(h); err == nil && size > max {
-		return nil, size, errTooLarge
-	}
+	// read (blobSize).
 	b, err := r.r.BlobObject(h)
 	if err != nil {
 		return nil, 0, err
