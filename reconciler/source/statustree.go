@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -321,6 +322,9 @@ func putZlib(zw *zlib.Writer) {
 // writePack writes objs as a pack file (version 2): an object with a base
 // in bases as a delta on it when that is much smaller (a thin pack, for a
 // remote that holds the bases). It returns the number of deltas written.
+// Entries are compressed on every core, packChunk at a time, and written
+// in order: the first status of a large fleet is tens of thousands of
+// objects, and compressing them is most of building its commit.
 func writePack(w io.Writer, objs []*rawObject, bases map[plumbing.Hash]*rawObject) (int, error) {
 	h := sha1.New()
 	out := io.MultiWriter(w, h)
@@ -331,37 +335,82 @@ func writePack(w io.Writer, objs []*rawObject, bases map[plumbing.Hash]*rawObjec
 	if _, err := out.Write(hdr[:]); err != nil {
 		return 0, err
 	}
-	zw := zlibWriter(out)
-	defer putZlib(zw)
-	var ohdr []byte
 	deltas := 0
-	for _, o := range objs {
-		typ, data := o.typ, o.data
-		var delta []byte
-		if base, ok := bases[o.hash]; ok {
-			delta = treeDelta(base.data, o.data)
+	workers := runtime.GOMAXPROCS(0)
+	entries := make([]packEntry, min(len(objs), packChunk))
+	for len(objs) > 0 {
+		chunk := objs[:min(len(objs), packChunk)]
+		objs = objs[len(chunk):]
+		if n := min(workers, len(chunk)/packParallelMin); n > 1 {
+			var wg sync.WaitGroup
+			for k := range n {
+				wg.Go(func() {
+					for i := k; i < len(chunk); i += n {
+						entries[i].encode(chunk[i], bases)
+					}
+				})
+			}
+			wg.Wait()
+		} else {
+			for i, o := range chunk {
+				entries[i].encode(o, bases)
+			}
 		}
-		if delta != nil {
-			typ, data = plumbing.REFDeltaObject, delta
-			deltas++
-		}
-		ohdr = appendObjectHeader(ohdr[:0], typ, len(data))
-		if delta != nil {
-			ohdr = append(ohdr, bases[o.hash].hash[:]...)
-		}
-		if _, err := out.Write(ohdr); err != nil {
-			return 0, err
-		}
-		zw.Reset(out)
-		if _, err := zw.Write(data); err != nil {
-			return 0, err
-		}
-		if err := zw.Close(); err != nil {
-			return 0, err
+		for i := range chunk {
+			e := &entries[i]
+			if e.err != nil {
+				return 0, e.err
+			}
+			if e.delta {
+				deltas++
+			}
+			if _, err := out.Write(e.data); err != nil {
+				return 0, err
+			}
 		}
 	}
 	_, err := w.Write(h.Sum(nil))
 	return deltas, err
+}
+
+// packChunk is how many entries writePack compresses before writing
+// them, and packParallelMin the number of entries in a chunk from which
+// it uses more than one core.
+const (
+	packChunk       = 1024
+	packParallelMin = 64
+)
+
+// packEntry is one object as a pack holds it: header, base and
+// compressed data. Its buffer is reused from chunk to chunk.
+type packEntry struct {
+	data  []byte
+	delta bool
+	err   error
+}
+
+func (e *packEntry) encode(o *rawObject, bases map[plumbing.Hash]*rawObject) {
+	typ, data := o.typ, o.data
+	var delta []byte
+	base, ok := bases[o.hash]
+	if ok {
+		delta = treeDelta(base.data, o.data)
+	}
+	e.delta = delta != nil
+	if e.delta {
+		typ, data = plumbing.REFDeltaObject, delta
+	}
+	e.data = appendObjectHeader(e.data[:0], typ, len(data))
+	if e.delta {
+		e.data = append(e.data, base.hash[:]...)
+	}
+	buf := bytes.NewBuffer(e.data)
+	zw := zlibWriter(buf)
+	defer putZlib(zw)
+	if _, e.err = zw.Write(data); e.err == nil {
+		e.err = zw.Close()
+	}
+	e.data = buf.Bytes()
 }
 
 // appendObjectHeader appends the header of a pack entry: the type and
@@ -380,8 +429,14 @@ func appendObjectHeader(b []byte, typ plumbing.ObjectType, size int) []byte {
 // packOf returns the pack file of objs, with deltas on bases (see
 // writePack), and the number of deltas in it.
 func packOf(objs []*rawObject, bases map[plumbing.Hash]*rawObject) ([]byte, int, error) {
-	var b bytes.Buffer
-	deltas, err := writePack(&b, objs, bases)
+	// About what the objects compress to, so that the buffer does not
+	// grow by doubling through tens of megabytes.
+	size := 0
+	for _, o := range objs {
+		size += len(o.data)/4 + 32
+	}
+	b := bytes.NewBuffer(make([]byte, 0, size))
+	deltas, err := writePack(b, objs, bases)
 	if err != nil {
 		return nil, 0, err
 	}
