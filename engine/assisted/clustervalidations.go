@@ -563,26 +563,39 @@ func (c *ClusterInput) hasIPv6() bool {
 	return false
 }
 
-// EvaluateCluster runs every cluster validation in order.
+// EvaluateCluster runs every cluster validation, its results in the
+// order assisted-service lists them.
 func EvaluateCluster(c *ClusterInput) []Result {
 	out := make([]Result, 0, len(ClusterValidations))
-	for i := range ClusterValidations {
+	for _, i := range clusterValidationOrder {
 		v := &ClusterValidations[i]
 		status, msg := v.eval(c)
 		r := Result{ID: v.ID, Status: status, Message: msg, Ignored: !v.NotIgnorable && c.Ignored.has(v.ID)}
 		out = append(out, r)
 	}
-	// Each category's results are sorted by id; categories come in the
-	// order validationsInfo's JSON keys do (internal/cluster/
-	// refresh_status_preprocessor.go sortByValidationResultID).
-	slices.SortStableFunc(out, func(a, b Result) int {
-		if ca, cb := clusterValidationCategory[a.ID], clusterValidationCategory[b.ID]; ca != cb {
-			return cmp.Compare(ca, cb)
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
 	return out
 }
+
+// clusterValidationOrder lists the indexes of ClusterValidations in the
+// order of their results: each category's results sorted by id,
+// categories in the order validationsInfo's JSON keys come
+// (internal/cluster/refresh_status_preprocessor.go
+// sortByValidationResultID). It depends on the ids alone, so it is
+// worked out once rather than at every cluster refresh.
+var clusterValidationOrder = func() []int {
+	order := make([]int, len(ClusterValidations))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		va, vb := &ClusterValidations[a], &ClusterValidations[b]
+		if va.Category != vb.Category {
+			return cmp.Compare(va.Category, vb.Category)
+		}
+		return strings.Compare(va.ID, vb.ID)
+	})
+	return order
+}()
 
 // clusterValidationCategory and clusterValidationGroup are the category
 // and gating group of each cluster validation id, built once: every
