@@ -3,6 +3,7 @@ package assisted
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -180,16 +181,13 @@ func DiskNotEligible(sizeBytes int64, drive DriveType, requiredGB int64, version
 		}
 		reasons = append(reasons, fmt.Sprintf("Disk is too small (disk only has %s, but %s are required)", have, need))
 	}
-	allowed := AllowedDriveTypes(version, arch)
-	ok := false
-	names := make([]string, len(allowed))
-	for i, t := range allowed {
-		names[i] = string(t)
-		if t == drive {
-			ok = true
+	// Every disk of every host is checked at each refresh: the names are
+	// spelled out only for a disk whose type is not allowed.
+	if allowed := AllowedDriveTypes(version, arch); !slices.Contains(allowed, drive) {
+		names := make([]string, len(allowed))
+		for i, t := range allowed {
+			names[i] = string(t)
 		}
-	}
-	if !ok {
 		reasons = append(reasons, fmt.Sprintf("Drive type is %s, it must be one of %s.", drive, strings.Join(names, ", ")))
 	}
 	return reasons
