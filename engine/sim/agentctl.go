@@ -416,7 +416,6 @@ func hasSSD(inv *assisted.Inventory) bool {
 	return false
 }
 
-// sanitizeLabel keeps [-A-Za-z0-9_.] (updateLabels).
 // isLabelValue reports whether s is a Kubernetes label value: at most 63
 // characters, empty or alphanumeric at both ends with '-', '_' or '.'
 // between (validation.IsValidLabelValue). It is that check without the
@@ -436,6 +435,7 @@ func isLabelValue(s string) bool {
 	return true
 }
 
+// sanitizeLabel keeps [-A-Za-z0-9_.] (updateLabels).
 func sanitizeLabel(s string) string {
 	keep := func(r rune) bool {
 		return r == '-' || r == '_' || r == '.' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
