@@ -52,7 +52,7 @@ type passStep struct {
 }
 
 // passSteps are the steps of a pass, in order; their names label the
-// pass's debug log.
+// durations the "pass finished" log line gives.
 var passSteps = []passStep{
 	{"load", (*Loop).stepLoad},
 	{"dedupe", (*Loop).stepDedupe},

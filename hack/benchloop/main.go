@@ -240,6 +240,9 @@ func measure(ctx context.Context, cfg config, bin, work string, stdout, stderr i
 	fmt.Fprintf(stdout, "  %-44s %s (at least %.1f s wall on two cores)\n", "  CPU time of siteops (user + system)", firstCPU.Round(10*time.Millisecond), firstCPU.Seconds()/2)
 	fmt.Fprintf(stdout, "  %-44s %s, %s, %s (commit and push %s)\n", "  clone; load to applied; status written", rev.at.Sub(r.started).Round(time.Millisecond),
 		applied.Sub(rev.at).Round(time.Millisecond), writeTook.Round(time.Millisecond), time.Duration(write.SourceDuration).Round(time.Millisecond))
+	if steps := first.stepsText(); steps != "" {
+		fmt.Fprintf(stdout, "  %-44s %s\n", "  steps of the pass", steps)
+	}
 	fmt.Fprintf(stdout, "  %-44s %s\n", "RSS after the first pass (peak so far)", mb(firstRSS)+" ("+mb(firstPeak)+")")
 	if installed >= 0 {
 		fmt.Fprintf(stdout, "  %-44s %s\n", "every site Installed (from start)", installed.Round(time.Millisecond))
@@ -455,7 +458,48 @@ type logEntry struct {
 	Duration float64 `json:"duration"`
 	// SourceDuration is the source's part of a status write.
 	SourceDuration float64 `json:"source_duration"`
-	at             time.Time
+	// Steps are a pass's steps and their durations (nanoseconds), in
+	// the order of the line.
+	Steps stepDurations `json:"steps"`
+	at    time.Time
+}
+
+// stepDurations keeps the steps of a "pass finished" line in their order.
+type stepDurations []stepDuration
+
+type stepDuration struct {
+	name string
+	d    time.Duration
+}
+
+func (s *stepDurations) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return fmt.Errorf("steps: want an object, got %s", data)
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var ns float64
+		if err := dec.Decode(&ns); err != nil {
+			return err
+		}
+		*s = append(*s, stepDuration{t.(string), time.Duration(ns)})
+	}
+	return nil
+}
+
+// stepsText lists the steps that took a millisecond or more.
+func (e logEntry) stepsText() string {
+	var parts []string
+	for _, st := range e.Steps {
+		if st.d >= time.Millisecond {
+			parts = append(parts, st.name+" "+st.d.Round(time.Millisecond).String())
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (b *bench) startLoop(ctx context.Context, bin, url string) (*loop, error) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -97,6 +98,12 @@ func TestRunWritesStatusFilesInDirMode(t *testing.T) {
 	checkInstalled(t, files)
 	if !strings.Contains(stderr, `"msg":"pass finished"`) {
 		t.Errorf("--log-format json does not log JSON:\n%s", stderr)
+	}
+	// The pass's line says where its time went, step by step.
+	for _, step := range []string{"load", "check", "apply", "write"} {
+		if !regexp.MustCompile(`"msg":"pass finished".*"steps":\{[^}]*"` + step + `":[0-9]+`).MatchString(stderr) {
+			t.Errorf("the pass finished line has no duration of step %s:\n%s", step, stderr)
+		}
 	}
 }
 
