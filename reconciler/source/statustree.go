@@ -430,10 +430,15 @@ func appendObjectHeader(b []byte, typ plumbing.ObjectType, size int) []byte {
 // writePack), and the number of deltas in it.
 func packOf(objs []*rawObject, bases map[plumbing.Hash]*rawObject) ([]byte, int, error) {
 	// About what the objects compress to, so that the buffer does not
-	// grow by doubling through tens of megabytes.
+	// grow by doubling through tens of megabytes; a tree sent as a delta
+	// on its previous version is a few bytes a changed entry.
 	size := 0
 	for _, o := range objs {
-		size += len(o.data)/4 + 32
+		if _, ok := bases[o.hash]; ok {
+			size += len(o.data)/64 + 64
+		} else {
+			size += len(o.data)/4 + 32
+		}
 	}
 	b := bytes.NewBuffer(make([]byte, 0, size))
 	deltas, err := writePack(b, objs, bases)
