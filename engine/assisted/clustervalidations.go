@@ -597,25 +597,15 @@ var clusterValidationOrder = func() []int {
 	return order
 }()
 
-// clusterValidationCategory and clusterValidationGroup are the category
-// and gating group of each cluster validation id, built once: every
-// cluster refresh reads them.
-var (
-	clusterValidationCategory = func() map[string]Category {
-		m := make(map[string]Category, len(ClusterValidations))
-		for _, v := range ClusterValidations {
-			m[v.ID] = v.Category
-		}
-		return m
-	}()
-	clusterValidationGroup = func() map[string]ClusterGroup {
-		m := make(map[string]ClusterGroup, len(ClusterValidations))
-		for _, v := range ClusterValidations {
-			m[v.ID] = v.Group
-		}
-		return m
-	}()
-)
+// clusterValidationGroup is the gating group of each cluster validation
+// id, built once: every cluster refresh reads it.
+var clusterValidationGroup = func() map[string]ClusterGroup {
+	m := make(map[string]ClusterGroup, len(ClusterValidations))
+	for _, v := range ClusterValidations {
+		m[v.ID] = v.Group
+	}
+	return m
+}()
 
 // ClusterGates folds cluster results into the refresh rule's groups.
 func ClusterGates(rs []Result) (pendingOK, requiredOK bool) {
