@@ -44,15 +44,8 @@ func (b *Bundle) Hash() (string, error) {
 	h := sha256.New()
 	// The buffer grows to the largest object (the extra manifests'
 	// ConfigMap): one from the pool saves growing it again for each site.
-	buf, _ := encodeBuffers.Get().(*[]byte)
-	if buf == nil {
-		buf = new([]byte)
-	}
-	defer func() {
-		if cap(*buf) <= maxPooledBuffer {
-			encodeBuffers.Put(buf)
-		}
-	}()
+	buf := getEncodeBuffer(0)
+	defer putEncodeBuffer(buf)
 	for _, o := range b.Objects {
 		var err error
 		*buf, err = yamlenc.Append((*buf)[:0], o.Content)

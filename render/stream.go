@@ -50,18 +50,14 @@ func (r *Renderer) RenderEncoded(s *sites.Site, enc Encoder) Result {
 	if b == nil {
 		return res
 	}
-	buf, _ := encodeBuffers.Get().(*[]byte)
-	if buf == nil {
-		// Start from the size of the last bundle: a fleet's sites are
-		// much alike, and growing a 30 KiB buffer from nothing copies it
-		// many times.
-		fresh := make([]byte, 0, r.sizeHint.Load()+4096)
-		buf = &fresh
-	}
+	// A new buffer starts from the size of the last bundle: a fleet's
+	// sites are much alike, and growing a 30 KiB buffer from nothing
+	// copies it many times.
+	buf := getEncodeBuffer(int(r.sizeHint.Load()) + 4096)
 	generation := redact.Generation()
 	encoded, err := enc.Encode((*buf)[:0], b)
 	if err != nil {
-		encodeBuffers.Put(buf)
+		putEncodeBuffer(buf)
 		res.Bundle = nil
 		res.Problems = append(res.Problems, s.Problem(s.FieldPath(""), "%v", err))
 		return res
@@ -82,8 +78,24 @@ func (res *Result) Release() {
 	if res.buf == nil {
 		return
 	}
-	if cap(*res.buf) <= maxPooledBuffer {
-		encodeBuffers.Put(res.buf)
-	}
+	putEncodeBuffer(res.buf)
 	res.buf, res.Encoded = nil, nil
+}
+
+// getEncodeBuffer takes a buffer from encodeBuffers, or makes one of
+// capacity size.
+func getEncodeBuffer(size int) *[]byte {
+	if buf, _ := encodeBuffers.Get().(*[]byte); buf != nil {
+		return buf
+	}
+	fresh := make([]byte, 0, size)
+	return &fresh
+}
+
+// putEncodeBuffer hands buf back to encodeBuffers, unless it is over
+// maxPooledBuffer.
+func putEncodeBuffer(buf *[]byte) {
+	if cap(*buf) <= maxPooledBuffer {
+		encodeBuffers.Put(buf)
+	}
 }
