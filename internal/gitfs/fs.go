@@ -92,15 +92,13 @@ func (r *Repo) tree(cache *treeCache, h plumbing.Hash) (*dirNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := 0
-	if err := EachRawEntry(data, func(RawTreeEntry) bool { n++; return true }); err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", h, err)
-	}
-	d := &dirNode{entries: make([]RawTreeEntry, 0, n)}
-	_ = EachRawEntry(data, func(e RawTreeEntry) bool { // parsed above
+	d := &dirNode{}
+	if err := EachRawEntry(data, func(e RawTreeEntry) bool {
 		d.entries = append(d.entries, e)
 		return true
-	})
+	}); err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", h, err)
+	}
 	slices.SortFunc(d.entries, func(a, b RawTreeEntry) int { return bytes.Compare(a.Name, b.Name) })
 	if cache != nil {
 		cache.trees[h] = d
@@ -118,18 +116,18 @@ func (r *Repo) tree(cache *treeCache, h plumbing.Hash) (*dirNode, error) {
 // first, an open that fails for every packed object and costs more than
 // the inflating.
 func (r *Repo) blobSize(h plumbing.Hash) (int64, error) {
-	o, err := r.r.Storer.EncodedObject(plumbing.BlobObject, h)
+	b, err := r.r.BlobObject(h)
 	if err != nil {
 		return 0, err
 	}
-	return o.Size(), nil
+	return b.Size, nil
 }
 
 // readBlob reads a blob of at most max bytes; tooBig reports the size
 // when it is over. Called with r.mu held.
 func (r *Repo) readBlob(h plumbing.Hash, max int64) (data []byte, size int64, err error) {
 	// The size comes from the object's header, before the object is
-	// read (blobSize).
+	// read (see blobSize).
 	b, err := r.r.BlobObject(h)
 	if err != nil {
 		return nil, 0, err
