@@ -3,13 +3,12 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
-	"runtime"
-	"sync"
+
+	"github.com/siteops/siteops/internal/parallel"
 )
 
-// encodeParallelMin is the number of sites from which a commit encodes
-// their states on every core: below it, starting goroutines costs more
-// than it saves.
+// encodeParallelMin is the number of sites each goroutine must have for
+// a commit to encode their states on more than one core (parallel.Each).
 const encodeParallelMin = 64
 
 // encodeWrites encodes the states of the sites a commit writes, and their
@@ -31,22 +30,7 @@ func encodeWrites(sites []*site) ([]siteWrite, error) {
 		}
 		writes[i], errs[i] = w, err
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(sites)/encodeParallelMin)
-	if workers <= 1 {
-		for i := range sites {
-			encode(i)
-		}
-	} else {
-		var wg sync.WaitGroup
-		for k := range workers {
-			wg.Go(func() {
-				for i := k; i < len(sites); i += workers {
-					encode(i)
-				}
-			})
-		}
-		wg.Wait()
-	}
+	parallel.Each(len(sites), encodeParallelMin, encode)
 	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("encode site %s: %w", sites[i].st.Name, err)

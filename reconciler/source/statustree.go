@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +15,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/siteops/siteops/internal/parallel"
 )
 
 // statusTree is the status directory as the Git source last built it:
@@ -336,31 +337,13 @@ func writePack(w io.Writer, objs []*rawObject, bases map[plumbing.Hash]*rawObjec
 		return 0, err
 	}
 	deltas := 0
-	workers := runtime.GOMAXPROCS(0)
 	entries := make([]packEntry, min(len(objs), packChunk))
 	for len(objs) > 0 {
 		chunk := objs[:min(len(objs), packChunk)]
 		objs = objs[len(chunk):]
-		if n := min(workers, len(chunk)/packParallelMin); n > 1 {
-			var wg sync.WaitGroup
-			for k := range n {
-				wg.Go(func() {
-					for i := k; i < len(chunk); i += n {
-						entries[i].encode(chunk[i], bases)
-					}
-				})
-			}
-			wg.Wait()
-		} else {
-			for i, o := range chunk {
-				entries[i].encode(o, bases)
-			}
-		}
+		parallel.Each(len(chunk), packParallelMin, func(i int) { entries[i].encode(chunk[i], bases) })
 		for i := range chunk {
 			e := &entries[i]
-			if e.err != nil {
-				return 0, e.err
-			}
 			if e.delta {
 				deltas++
 			}
@@ -386,7 +369,6 @@ const (
 type packEntry struct {
 	data  []byte
 	delta bool
-	err   error
 }
 
 func (e *packEntry) encode(o *rawObject, bases map[plumbing.Hash]*rawObject) {
@@ -404,12 +386,12 @@ func (e *packEntry) encode(o *rawObject, bases map[plumbing.Hash]*rawObject) {
 	if e.delta {
 		e.data = append(e.data, base.hash[:]...)
 	}
+	// Compressing into memory cannot fail.
 	buf := bytes.NewBuffer(e.data)
 	zw := zlibWriter(buf)
 	defer putZlib(zw)
-	if _, e.err = zw.Write(data); e.err == nil {
-		e.err = zw.Close()
-	}
+	zw.Write(data)
+	zw.Close()
 	e.data = buf.Bytes()
 }
 

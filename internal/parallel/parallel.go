@@ -1,0 +1,34 @@
+// Package parallel runs the iterations of a loop on every core.
+package parallel
+
+import (
+	"runtime"
+	"sync"
+)
+
+// Each calls f(i) for every i in [0, n), on up to GOMAXPROCS goroutines,
+// each taking every k-th index. Below minPerWorker iterations per
+// goroutine it uses fewer goroutines, and none for fewer than two: starting
+// them would cost more than it saves. f must be safe to call concurrently
+// for different i. Each returns when every call has.
+func Each(n, minPerWorker int, f func(i int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if minPerWorker > 0 {
+		workers = min(workers, n/minPerWorker)
+	}
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for k := range workers {
+		wg.Go(func() {
+			for i := k; i < n; i += workers {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
