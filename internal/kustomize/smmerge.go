@@ -274,13 +274,10 @@ func quoteYAML11(n *yamlv3.Node) {
 
 // yaml11NonString is kyaml's IsValueNonString: whether yaml/v2 reads s,
 // as a document of its own, as something other than a string. The
-// common strings are told without reading them: those v2Plain and
-// plainWord know, which yaml/v2 reads as the plain strings they are.
+// common strings are told without reading them: those v3Plain knows,
+// which yaml/v2 reads as the plain strings they are.
 func yaml11NonString(s string) bool {
-	if s == "" || strings.Contains(s, "\n") || v2Plain(s) || plainWord(s) {
-		return false
-	}
-	return kyaml.IsValueNonString(s)
+	return !v3Plain(s) && kyaml.IsValueNonString(s)
 }
 
 // plainPatchMetadata reports whether a patch selected by a target keeps
