@@ -329,10 +329,13 @@ func TestReadmeRowHidesCredentialsBeforeCuttingAndEscaping(t *testing.T) {
 	straddling := "secret-straddling-the-cut"
 	redact.Register(escaped, straddling)
 	doc := tableDoc("a", 0, true)
-	doc.Message = "bmc said " + escaped + "; " + strings.Repeat("x", maxMessage-10-len(escaped)-3) + straddling
+	// The cut keeps maxMessage-1 runes: the first ten of straddling are
+	// inside it, the rest after it.
+	prefix := "bmc said " + escaped + "; "
+	doc.Message = prefix + strings.Repeat("x", maxMessage-1-10-len(prefix)) + straddling
 	row := newReadmeRow(doc)
 	text := row.name + row.cells
-	for _, leak := range []string{escaped, cell(escaped), "secret-straddling", "pw", "markup"} {
+	for _, leak := range []string{escaped, cell(escaped), straddling[:10], "pw", "markup"} {
 		if strings.Contains(text, leak) {
 			t.Errorf("row %q holds %q", text, leak)
 		}
