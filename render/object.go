@@ -3,6 +3,7 @@ package render
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"sort"
 	"strconv"
 
@@ -50,7 +51,8 @@ func (b *Bundle) Hash() (string, error) {
 		var err error
 		*buf, err = yamlenc.Append((*buf)[:0], o.Content)
 		if err != nil {
-			return "", err
+			// yamlenc names the field; the object is named here.
+			return "", fmt.Errorf("%s: %w", o.Ref(), err)
 		}
 		h.Write(*buf)
 		h.Write([]byte("---\n"))
