@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -65,6 +66,16 @@ func EachRawEntry(data []byte, fn func(RawTreeEntry) bool) error {
 		}
 	}
 	return nil
+}
+
+// AppendRawEntry appends a tree entry as a Git tree object holds it: the
+// mode in octal, a space, the name, a NUL and the object name.
+func AppendRawEntry[S ~string | ~[]byte](b []byte, mode filemode.FileMode, name S, h plumbing.Hash) []byte {
+	b = strconv.AppendUint(b, uint64(mode), 8)
+	b = append(b, ' ')
+	b = append(b, name...)
+	b = append(b, 0)
+	return append(b, h[:]...)
 }
 
 // RawEntryAt reads the entry at off of the raw tree data, and returns it

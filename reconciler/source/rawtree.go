@@ -2,7 +2,6 @@ package source
 
 import (
 	"maps"
-	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -16,9 +15,6 @@ import (
 // raw Git tree objects (gitfs.ReadRawTree) and splices the status
 // directory's entry in, rather than decoding every entry into a go-git
 // Tree and encoding them again.
-
-// hashSize is the size of an object name in a tree entry.
-const hashSize = len(plumbing.ZeroHash)
 
 // rawTrees reads raw trees, keeping those it read and those a status
 // commit made: the commit reads the trees above the status directory
@@ -74,13 +70,9 @@ func rawEntryDir(data []byte, name string) (plumbing.Hash, error) {
 // in Git's order. The other entries are written as encodeTree writes
 // them.
 func spliceRawTree(data []byte, name string, sub plumbing.Hash) ([]byte, error) {
-	out := make([]byte, 0, len(data)+len(name)+8+hashSize)
+	out := make([]byte, 0, len(data)+len(name)+8+len(sub))
 	put := func(mode filemode.FileMode, name []byte, h plumbing.Hash) {
-		out = strconv.AppendUint(out, uint64(mode), 8)
-		out = append(out, ' ')
-		out = append(out, name...)
-		out = append(out, 0)
-		out = append(out, h[:]...)
+		out = gitfs.AppendRawEntry(out, mode, name, h)
 	}
 	placed := sub.IsZero()
 	err := gitfs.EachRawEntry(data, func(e gitfs.RawTreeEntry) bool {

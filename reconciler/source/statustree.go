@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/siteops/siteops/internal/gitfs"
 	"github.com/siteops/siteops/internal/parallel"
 )
 
@@ -269,11 +269,7 @@ func encodeTree(entries []object.TreeEntry) []byte {
 	}
 	b := make([]byte, 0, n)
 	for _, e := range entries {
-		b = strconv.AppendUint(b, uint64(e.Mode), 8)
-		b = append(b, ' ')
-		b = append(b, e.Name...)
-		b = append(b, 0)
-		b = append(b, e.Hash[:]...)
+		b = gitfs.AppendRawEntry(b, e.Mode, e.Name, e.Hash)
 	}
 	return b
 }
