@@ -62,11 +62,11 @@ func (d *differ) diffTrees(dir string, a, b plumbing.Hash) error {
 	if a == b {
 		return nil
 	}
-	ca, err := openRawCursor(d.r.r.Storer, a)
+	ca, err := openRawCursor(d.r.r.Storer, dir, a)
 	if err != nil {
 		return err
 	}
-	cb, err := openRawCursor(d.r.r.Storer, b)
+	cb, err := openRawCursor(d.r.r.Storer, dir, b)
 	if err != nil {
 		return err
 	}
@@ -106,20 +106,21 @@ func (d *differ) diffTrees(dir string, a, b plumbing.Hash) error {
 }
 
 // rawCursor walks the entries of a raw tree: e is the current one, until
-// done.
+// done. dir is the tree's path, for errors.
 type rawCursor struct {
+	dir      string
 	tree     plumbing.Hash
 	data     []byte
 	off, end int
 	e        RawTreeEntry
 }
 
-func openRawCursor(s storer.EncodedObjectStorer, h plumbing.Hash) (*rawCursor, error) {
+func openRawCursor(s storer.EncodedObjectStorer, dir string, h plumbing.Hash) (*rawCursor, error) {
 	data, err := ReadRawTree(s, h)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("directory %s: %w", dir, err)
 	}
-	c := &rawCursor{tree: h, data: data}
+	c := &rawCursor{dir: dir, tree: h, data: data}
 	return c, c.read()
 }
 
@@ -132,7 +133,7 @@ func (c *rawCursor) read() error {
 	}
 	var err error
 	if c.e, c.end, err = RawEntryAt(c.data, c.off); err != nil {
-		return fmt.Errorf("read tree %s: %w", c.tree, err)
+		return fmt.Errorf("directory %s: read tree %s at byte %d: %w", c.dir, c.tree, c.off, err)
 	}
 	return nil
 }
@@ -170,20 +171,17 @@ func (d *differ) allFiles(dir string, e RawTreeEntry) error {
 		d.out = append(d.out, p)
 		return nil
 	}
-	data, err := ReadRawTree(d.r.r.Storer, e.Hash)
+	c, err := openRawCursor(d.r.r.Storer, p, e.Hash)
 	if err != nil {
 		return err
 	}
-	var inner error
-	err = EachRawEntry(data, func(c RawTreeEntry) bool {
-		inner = d.allFiles(p, c)
-		return inner == nil
-	})
-	if inner != nil {
-		return inner
-	}
-	if err != nil {
-		return fmt.Errorf("read tree %s: %w", e.Hash, err)
+	for !c.done() {
+		if err := d.allFiles(p, c.e); err != nil {
+			return err
+		}
+		if err := c.next(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
