@@ -334,11 +334,12 @@ func timeString(v reflect.Value) (any, bool) {
 		}
 		v = v.Elem()
 	}
-	tm := v.Interface().(time.Time)
-	if y := tm.Year(); y < 0 || y > 9999 {
+	var text [40]byte
+	b, ok := AppendTime(text[:0], v)
+	if !ok {
 		return nil, false
 	}
-	return tm.Format(time.RFC3339Nano), true
+	return string(b), true
 }
 
 // viaJSON converts a value that has its own JSON form.

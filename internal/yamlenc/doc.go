@@ -20,6 +20,15 @@
 // replaced because YAML text cannot carry it and silently changing data is
 // worse than failing.
 //
+// # Typed values
+//
+// AppendTyped writes a typed Go value (a struct with json tags, as the
+// loop's status documents are) as Append writes the value
+// internal/tomap's Convert gives for it, walking the struct's fields in
+// the order of their keys instead of building maps to sort: the JSON
+// rules (tag names, omitempty, omitzero, inlining) are tomap's, applied
+// once per type.
+//
 // # Format
 //
 // The output follows the kubectl convention (what sigs.k8s.io/yaml.Marshal

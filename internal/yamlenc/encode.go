@@ -32,9 +32,14 @@ func Marshal(v any) ([]byte, error) {
 // "---" and ending in a newline, to dst and returns the extended buffer. On
 // error it returns dst unchanged in length and an *Error.
 func Append(dst []byte, v any) ([]byte, error) {
+	return run(dst, func(e *encoder) error { return e.value(v, 0, ctxTop, 0) })
+}
+
+// run writes one document into dst with a pooled encoder.
+func run(dst []byte, write func(*encoder) error) ([]byte, error) {
 	e := encoderPool.Get().(*encoder)
 	e.buf = dst
-	err := e.value(v, 0, ctxTop, 0)
+	err := write(e)
 	out := e.buf
 	e.buf = nil
 	if cap(e.pairs) <= maxPooledPairs && cap(e.keys) <= maxPooledPairs {
@@ -58,6 +63,8 @@ type encoder struct {
 	// entries it pushed above its parent's.
 	pairs []pair
 	keys  []string
+	// scratch holds text AppendTyped formats before writing it.
+	scratch []byte
 }
 
 type pair struct {
@@ -87,12 +94,7 @@ func (e *encoder) value(v any, col int, ctx context, depth int) error {
 	case bool:
 		e.scalar(strconv.FormatBool(v), ctx)
 	case float64:
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return &Error{Reason: "unsupported float64 value " + strconv.FormatFloat(v, 'g', -1, 64)}
-		}
-		e.space(ctx)
-		e.buf = appendFloat(e.buf, v)
-		e.buf = append(e.buf, '\n')
+		return e.float(v, ctx)
 	case json.Number:
 		if err := checkNumber(v); err != nil {
 			return err
@@ -156,6 +158,18 @@ func (e *encoder) value(v any, col int, ctx context, depth int) error {
 	default:
 		return &Error{Reason: fmt.Sprintf("unsupported type %T", v)}
 	}
+	return nil
+}
+
+// float writes a number as encoding/json does; JSON has no NaN or
+// infinity.
+func (e *encoder) float(f float64, ctx context) error {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return &Error{Reason: "unsupported float64 value " + strconv.FormatFloat(f, 'g', -1, 64)}
+	}
+	e.space(ctx)
+	e.buf = appendFloat(e.buf, f)
+	e.buf = append(e.buf, '\n')
 	return nil
 }
 

@@ -11,7 +11,6 @@ import (
 
 	"github.com/siteops/siteops/engine"
 	"github.com/siteops/siteops/internal/safefs"
-	"github.com/siteops/siteops/internal/tomap"
 	"github.com/siteops/siteops/internal/yamlenc"
 	"github.com/siteops/siteops/sites"
 )
@@ -46,11 +45,7 @@ func Encode(doc *Document) ([]byte, error) {
 // AppendEncoded appends the bytes Encode gives for doc to dst, so that a
 // caller encoding many documents reuses one buffer.
 func AppendEncoded(dst []byte, doc *Document) ([]byte, error) {
-	v, err := tomap.Convert(doc)
-	if err != nil {
-		return dst, err
-	}
-	return yamlenc.Append(dst, v)
+	return yamlenc.AppendTyped(dst, doc)
 }
 
 // Decode reads a document written by Encode.

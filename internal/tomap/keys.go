@@ -1,0 +1,128 @@
+package tomap
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Key is one key of the object a struct type converts to, for a writer
+// that walks a typed value itself instead of building the map Convert
+// gives (internal/yamlenc's AppendTyped).
+type Key struct {
+	Name string
+	// index leads from the struct to the field through the structs
+	// inlined on the way.
+	index               []int
+	omitEmpty, omitZero bool
+	// Facts are those of the field's type.
+	Facts Facts
+}
+
+// Field returns the field of v, a struct of the type Keys was given, that
+// holds the key's value.
+func (k *Key) Field(v reflect.Value) reflect.Value { return v.FieldByIndex(k.index) }
+
+// Omitted reports whether the key is left out for the field value fv, by
+// omitempty or omitzero.
+func (k *Key) Omitted(fv reflect.Value) bool {
+	return k.omitEmpty && isEmpty(fv) || k.omitZero && isZero(fv)
+}
+
+// keyLists caches Keys: reflect.Type -> keyList.
+var keyLists sync.Map
+
+type keyList struct {
+	keys []Key
+	ok   bool
+}
+
+// Keys returns the keys of the object a value of struct type t converts
+// to, sorted bytewise as the map's keys are written, with the fields of
+// inlined structs in place. ok is false when the keys depend on the
+// value: a struct inlined through a pointer, which may be nil, or two
+// fields that write the same key (the later one wins in the map). Such a
+// value goes through Convert.
+func Keys(t reflect.Type) (keys []Key, ok bool) {
+	if l, found := keyLists.Load(t); found {
+		l := l.(keyList)
+		return l.keys, l.ok
+	}
+	var l keyList
+	l.ok = flatKeys(t, nil, &l.keys)
+	slices.SortStableFunc(l.keys, func(a, b Key) int { return strings.Compare(a.Name, b.Name) })
+	for i := 1; l.ok && i < len(l.keys); i++ {
+		l.ok = l.keys[i].Name != l.keys[i-1].Name
+	}
+	if !l.ok {
+		l.keys = nil
+	}
+	keyLists.Store(t, l)
+	return l.keys, l.ok
+}
+
+// flatKeys appends the keys structInto writes for a struct of type t,
+// whose place is at index, and reports whether they are the same for
+// every value.
+func flatKeys(t reflect.Type, index []int, keys *[]Key) bool {
+	for _, f := range layout(t) {
+		at := append(slices.Clip(index), f.index)
+		if f.inline {
+			ft := t.Field(f.index).Type
+			if ft.Kind() == reflect.Pointer {
+				return false
+			}
+			if ft.Kind() == reflect.Struct {
+				if !flatKeys(ft, at, keys) {
+					return false
+				}
+				continue
+			}
+		}
+		*keys = append(*keys, Key{Name: f.name, index: at, omitEmpty: f.omitEmpty, omitZero: f.omitZero, Facts: FactsOf(t.Field(f.index).Type)})
+	}
+	return true
+}
+
+// Facts are what a writer walking typed values needs to know of a type,
+// worked out once per type.
+type Facts struct {
+	// Time: the type is time.Time or a pointer to it; AppendTime writes
+	// it.
+	Time bool
+	// Marshals: values of the type are converted through their own
+	// MarshalJSON (or that of their pointer); the writer hands them to
+	// Value.
+	Marshals bool
+}
+
+// FactsOf returns the facts of type t.
+func FactsOf(t reflect.Type) Facts {
+	i := infoOf(t)
+	return Facts{Time: i.time, Marshals: i.marshaler || i.ptrMarshaler}
+}
+
+// AppendTime appends the text Convert gives for v, a time.Time or a
+// non-nil pointer to one. It is false for a year MarshalJSON refuses:
+// Value gives the error.
+func AppendTime(dst []byte, v reflect.Value) ([]byte, bool) {
+	var tm *time.Time
+	switch {
+	case v.Kind() == reflect.Pointer:
+		tm = v.Interface().(*time.Time)
+	case v.CanAddr():
+		tm = v.Addr().Interface().(*time.Time)
+	default:
+		t := v.Interface().(time.Time)
+		tm = &t
+	}
+	if y := tm.Year(); y < 0 || y > 9999 {
+		return dst, false
+	}
+	return tm.AppendFormat(dst, time.RFC3339Nano), true
+}
+
+// Value is Convert for a reflect.Value.
+func Value(v reflect.Value) (any, error) { return value(v) }
