@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/siteops/siteops/internal/safefs"
 	"github.com/siteops/siteops/render"
 	"github.com/siteops/siteops/sites"
 )
@@ -17,7 +18,7 @@ import (
 // command's paths inside it, and the renderer options for the default
 // extra-manifest set.
 type fleetInput struct {
-	root       *os.Root
+	root       *safefs.Root
 	dir        string
 	paths      []string
 	renderOpts []render.Option
@@ -68,7 +69,7 @@ func openFleet(root fleetRoot, args []string, manifestsDir string) (*fleetInput,
 		dir.Path = manifestsDir
 		opts = append(opts, render.WithDefaultManifests(dir))
 	}
-	r, err := os.OpenRoot(root.Dir)
+	r, err := safefs.OpenRoot(root.Dir)
 	if err != nil {
 		return nil, usageError("--root %s: %v", root.Dir, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/siteops/siteops/internal/gitfs"
+	"github.com/siteops/siteops/internal/safefs"
 )
 
 // DefaultDebounce is how long a watched directory must stay quiet before
@@ -52,7 +53,7 @@ type DirOptions struct {
 // again at the next snapshot.
 type Dir struct {
 	o        DirOptions
-	root     *os.Root
+	root     *safefs.Root
 	fsys     fs.FS
 	status   string // the status directory, relative to Dir; "" when outside it
 	statusAt string // the status directory, absolute
@@ -106,7 +107,7 @@ func NewDir(ctx context.Context, o DirOptions) (*Dir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("directory source: %w", err)
 	}
-	root, err := os.OpenRoot(abs)
+	root, err := safefs.OpenRoot(abs)
 	if err != nil {
 		return nil, fmt.Errorf("directory source: %w", err)
 	}

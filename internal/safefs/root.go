@@ -1,0 +1,143 @@
+package safefs
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Root is a directory opened so that nothing outside it can be reached,
+// as os.Root is, with a file system that reads it (FS) faster where the
+// kernel can hold the boundary itself.
+//
+// os.Root walks a path one directory at a time: each Open or Stat of
+// sites/a/b.yaml opens every directory on the way, then closes them. A
+// fleet of thousands of files read by kustomize (which stats and opens
+// each file and directory several times) spent a seventh of its time in
+// those system calls. On Linux, FS looks a path up with one openat2
+// call confined by RESOLVE_BENEATH (no "..", absolute path or symlink
+// may leave the directory; magic links are refused), and falls back to
+// os.Root whenever that call fails or is not available: what is refused,
+// and the error that says so, stay os.Root's.
+type Root struct {
+	root *os.Root
+	fast *fastRoot // nil where there is no fast path
+}
+
+// OpenRoot opens dir.
+func OpenRoot(dir string) (*Root, error) {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Root{root: r, fast: openFast(dir)}, nil
+}
+
+// Name is the directory's name, as given to OpenRoot.
+func (r *Root) Name() string { return r.root.Name() }
+
+// OS is the os.Root of the directory, for what FS does not do.
+func (r *Root) OS() *os.Root { return r.root }
+
+// Close closes the directory; FS is unusable afterwards.
+func (r *Root) Close() error {
+	r.fast.close()
+	return r.root.Close()
+}
+
+// FS returns a file system for the tree of files in the root. Like
+// os.Root's, it implements fs.StatFS, fs.ReadFileFS, fs.ReadDirFS and
+// fs.ReadLinkFS, with the same results and errors.
+func (r *Root) FS() fs.FS {
+	if r.fast == nil {
+		return r.root.FS()
+	}
+	return &rootFS{osfs: r.root.FS().(osRootFS), fast: r.fast}
+}
+
+// osRootFS is what os.Root's file system implements.
+type osRootFS interface {
+	fs.StatFS
+	fs.ReadFileFS
+	fs.ReadDirFS
+	fs.ReadLinkFS
+}
+
+// rootFS tries the fast path and falls back to os.Root's file system.
+type rootFS struct {
+	osfs osRootFS
+	fast *fastRoot
+}
+
+func (r *rootFS) Open(name string) (fs.File, error) {
+	if f, ok := r.fast.open(name); ok {
+		return f, nil
+	}
+	return r.osfs.Open(name)
+}
+
+func (r *rootFS) Stat(name string) (fs.FileInfo, error) {
+	if fi, ok := r.fast.stat(name, false); ok {
+		return fi, nil
+	}
+	return r.osfs.Stat(name)
+}
+
+func (r *rootFS) Lstat(name string) (fs.FileInfo, error) {
+	if fi, ok := r.fast.stat(name, true); ok {
+		return fi, nil
+	}
+	return r.osfs.Lstat(name)
+}
+
+func (r *rootFS) ReadFile(name string) ([]byte, error) {
+	f, ok := r.fast.open(name)
+	if !ok {
+		return r.osfs.ReadFile(name)
+	}
+	defer f.Close()
+	return readAll(f)
+}
+
+func (r *rootFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	f, ok := r.fast.open(name)
+	if !ok {
+		return r.osfs.ReadDir(name)
+	}
+	defer f.Close()
+	return sortedDir(f)
+}
+
+func (r *rootFS) ReadLink(name string) (string, error) { return r.osfs.ReadLink(name) }
+
+// readAll reads an open file whole, sized by its Stat as os.ReadFile does.
+func readAll(f *os.File) ([]byte, error) {
+	size := 0
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = int(fi.Size())
+	}
+	data := make([]byte, 0, size+512)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return data, err
+		}
+		if len(data) == cap(data) {
+			data = slices.Grow(data, 512)
+		}
+	}
+}
+
+// sortedDir lists an open directory sorted by name, as fs.ReadDirFS
+// requires.
+func sortedDir(f *os.File) ([]fs.DirEntry, error) {
+	dirs, err := f.ReadDir(-1)
+	slices.SortFunc(dirs, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return dirs, err
+}

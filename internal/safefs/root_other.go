@@ -1,0 +1,19 @@
+//go:build !linux
+
+package safefs
+
+import (
+	"io/fs"
+	"os"
+)
+
+// fastRoot is Linux's openat2 lookup; elsewhere os.Root does them all.
+type fastRoot struct{}
+
+func openFast(string) *fastRoot { return nil }
+
+func (*fastRoot) close() {}
+
+func (*fastRoot) open(string) (*os.File, bool) { return nil, false }
+
+func (*fastRoot) stat(string, bool) (fs.FileInfo, bool) { return nil, false }
