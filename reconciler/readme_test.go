@@ -75,7 +75,11 @@ func (f *tableFleet) write() map[string]string {
 	f.sum.phases = map[engine.Phase]int{engine.PhaseInstalling: len(f.t.sites) - f.sum.attention, engine.PhaseFailed: f.sum.attention}
 	f.t.write(f.files, f.sum)
 	out := map[string]string{}
-	for p, data := range f.files.All() {
+	for _, p := range f.files.Paths() {
+		data, _, err := f.files.Get(p)
+		if err != nil {
+			panic(err) // the set compressed it itself
+		}
 		out[p] = string(data)
 	}
 	return out

@@ -1,7 +1,6 @@
 package reconciler
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -30,7 +29,7 @@ type writeback struct {
 	table *fleetTable
 	// unnamed holds the documents of sites whose name gives no file
 	// name (status.FileName): not written, kept to tell when they change.
-	unnamed map[string][]byte
+	unnamed map[string]source.StatusFile
 	// pending is set when a write failed, so that the next one writes
 	// even if nothing changed since.
 	pending bool
@@ -39,7 +38,7 @@ type writeback struct {
 }
 
 func newWriteback() *writeback {
-	return &writeback{files: source.NewStatusFiles(), table: newFleetTable(), unnamed: map[string][]byte{}}
+	return &writeback{files: source.NewStatusFiles(), table: newFleetTable(), unnamed: map[string]source.StatusFile{}}
 }
 
 // has reports whether the site has a document.
@@ -47,15 +46,15 @@ func (wb *writeback) has(site string) bool { return wb.table.has(site) }
 
 // set records the document of a site and its README row (kept only
 // when the document changed), and reports whether the document changed.
-func (wb *writeback) set(site string, data []byte, row readmeRow) bool {
+func (wb *writeback) set(site string, doc source.StatusFile, row readmeRow) bool {
 	file, named := status.FileName(site)
 	switch {
-	case named && !wb.files.Set(file, data):
+	case named && !wb.files.Put(file, doc):
 		return false
-	case !named && bytes.Equal(wb.unnamed[site], data) && wb.has(site):
+	case !named && wb.unnamed[site].Same(doc) && wb.has(site):
 		return false
 	case !named:
-		wb.unnamed[site] = data
+		wb.unnamed[site] = doc
 	}
 	wb.table.set(site, row)
 	return true
@@ -140,7 +139,7 @@ func (l *Loop) writeStatus(ctx context.Context, names map[string]struct{}) (bool
 			r.phase, r.engineRevision, r.attention = u.brief.Phase, u.brief.Revision, attention
 			l.mu.Unlock()
 		}
-		if wb.set(u.name, u.data, u.row) {
+		if wb.set(u.name, u.file, u.row) {
 			changed = append(changed, u.name)
 		}
 		*u = docUpdate{} // the document is the status files' now
@@ -182,7 +181,7 @@ type docUpdate struct {
 	name  string
 	rec   *record
 	brief *status.Document
-	data  []byte
+	file  source.StatusFile
 	row   readmeRow
 	err   error
 }
@@ -194,10 +193,11 @@ const buildParallelFrom = 64
 // buildDocuments builds, encodes and renders the README row of the
 // document of each update, on all CPUs when there are many (a first pass
 // or an installation wave changes every site's document at once). Each
-// document is encoded into a buffer its worker reuses and kept in a
-// slice of its exact size, and only the few fields the loop reads of it
-// outlive the worker: a write of the whole fleet holds its encoded
-// documents once, not their structures and spare capacity as well.
+// document is encoded into a buffer its worker reuses and kept
+// compressed as a status file (source.StatusFile), and only the few
+// fields the loop reads of it outlive the worker: a write of the whole
+// fleet holds its documents compressed once, not their structures, their
+// text and spare capacity as well.
 func (l *Loop) buildDocuments(ctx context.Context, updates []docUpdate) {
 	var next atomic.Int64
 	work := func() {
@@ -242,7 +242,7 @@ func (l *Loop) buildDocument(ctx context.Context, u *docUpdate, buf []byte) []by
 	// hidden here, once per document that changed, not at every write
 	// of the whole directory.
 	if buf, u.err = status.AppendEncoded(buf, &doc); u.err == nil {
-		u.data = slices.Clone(redact.Bytes(buf))
+		u.file = source.NewStatusFile(redact.Bytes(buf))
 	}
 	u.row = newReadmeRow(&doc)
 	return buf

@@ -373,7 +373,7 @@ func (d *Dir) WriteStatus(ctx context.Context, files *StatusFiles, message strin
 	defer d.writeMu.Unlock()
 	paths, since := files.changedSince(d.written)
 	if !since {
-		paths = files.allPaths()
+		paths = files.Paths()
 	}
 	for _, p := range paths {
 		if err := checkStatusPath(p); err != nil {
@@ -394,7 +394,10 @@ func (d *Dir) WriteStatus(ctx context.Context, files *StatusFiles, message strin
 		if ctx.Err() != nil {
 			return changed, ctx.Err()
 		}
-		data, ok := files.Get(p)
+		data, ok, err := files.Get(p)
+		if err != nil {
+			return changed, fmt.Errorf("write status: %w", err)
+		}
 		if !ok {
 			removed, err := removeFile(root, p)
 			if err != nil {
@@ -459,7 +462,7 @@ func removeStale(root *os.Root, keep *StatusFiles) (bool, error) {
 			}
 			return nil
 		}
-		if _, ok := keep.Get(p); !ok {
+		if !keep.Has(p) {
 			stale = append(stale, p)
 		}
 		return nil

@@ -266,9 +266,9 @@ func (g *Git) changedObjects(files *StatusFiles, set *objectSet) {
 				set.deltaOn(d.obj, d.pushed)
 			}
 		}
-		if h, ok := g.status.root.fileHash(elems); ok {
-			data, _ := files.Get(p)
-			set.add(blobObject(h, data))
+		if _, ok := g.status.root.fileHash(elems); ok {
+			f, _ := files.file(p)
+			set.add(blobObject(f))
 		}
 	}
 }
@@ -295,8 +295,8 @@ func (g *Git) missingObjects(s storer.EncodedObjectStorer, had plumbing.Hash, fi
 			case e.Mode == filemode.Dir:
 				visit(p, d.dirs[e.Name])
 			case !known[e.Hash] && !set.has(e.Hash):
-				data, _ := files.Get(p)
-				set.add(blobObject(e.Hash, data))
+				f, _ := files.file(p)
+				set.add(blobObject(f))
 			}
 		}
 	}
@@ -459,9 +459,12 @@ func storeLoose(objectsDir string, o *rawObject) error {
 	defer os.Remove(tmp.Name())
 	zw := zlibWriter(tmp)
 	defer putZlib(zw)
-	_, err = fmt.Fprintf(zw, "%s %d\x00", o.typ, len(o.data))
+	data, err := o.content()
 	if err == nil {
-		_, err = zw.Write(o.data)
+		_, err = fmt.Fprintf(zw, "%s %d\x00", o.typ, len(data))
+	}
+	if err == nil {
+		_, err = zw.Write(data)
 	}
 	if err == nil {
 		err = zw.Close()

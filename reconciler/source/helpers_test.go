@@ -196,7 +196,7 @@ func prefixed(prefix string, m map[string]string) map[string]string {
 
 // holdExactly makes files hold exactly m.
 func holdExactly(files *StatusFiles, m map[string]string) {
-	for _, p := range files.allPaths() {
+	for _, p := range files.Paths() {
 		if _, ok := m[p]; !ok {
 			files.Delete(p)
 		}

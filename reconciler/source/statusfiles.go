@@ -3,7 +3,6 @@ package source
 import (
 	"fmt"
 	"io/fs"
-	"iter"
 	"maps"
 	"slices"
 	"sync/atomic"
@@ -17,7 +16,7 @@ import (
 // calls to WriteStatus; it is not safe for concurrent use.
 type StatusFiles struct {
 	id    uint64
-	files map[string][]byte
+	files map[string]StatusFile
 	// gen numbers the last change; log lists the changes after floor,
 	// oldest first (a path changed twice is there twice).
 	gen   uint64
@@ -35,7 +34,7 @@ var statusFilesIDs atomic.Uint64
 
 // NewStatusFiles returns an empty set.
 func NewStatusFiles() *StatusFiles {
-	return &StatusFiles{id: statusFilesIDs.Add(1), files: map[string][]byte{}}
+	return &StatusFiles{id: statusFilesIDs.Add(1), files: map[string]StatusFile{}}
 }
 
 // StatusFilesOf returns a set holding files.
@@ -48,15 +47,16 @@ func StatusFilesOf(files map[string][]byte) *StatusFiles {
 }
 
 // Set makes path hold data, and reports whether that changed anything.
-// The set keeps data: the caller must not modify it afterwards.
 func (f *StatusFiles) Set(path string, data []byte) bool {
-	if old, ok := f.files[path]; ok && string(old) == string(data) {
+	return f.Put(path, NewStatusFile(data))
+}
+
+// Put makes path hold file, and reports whether that changed anything.
+func (f *StatusFiles) Put(path string, file StatusFile) bool {
+	if old, ok := f.files[path]; ok && old.Same(file) {
 		return false
 	}
-	if data == nil {
-		data = []byte{} // nil would read as removed
-	}
-	f.files[path] = data
+	f.files[path] = file
 	f.record(path)
 	return true
 }
@@ -71,17 +71,30 @@ func (f *StatusFiles) Delete(path string) bool {
 	return true
 }
 
-// Get returns the content of path.
-func (f *StatusFiles) Get(path string) ([]byte, bool) {
-	data, ok := f.files[path]
-	return data, ok
+// Has reports whether the set holds path.
+func (f *StatusFiles) Has(path string) bool {
+	_, ok := f.files[path]
+	return ok
+}
+
+// Get returns the content of path; false when the set does not hold it.
+func (f *StatusFiles) Get(path string) ([]byte, bool, error) {
+	file, ok := f.files[path]
+	if !ok {
+		return nil, false, nil
+	}
+	data, err := file.Data()
+	return data, true, err
+}
+
+// file returns the file at path.
+func (f *StatusFiles) file(path string) (StatusFile, bool) {
+	file, ok := f.files[path]
+	return file, ok
 }
 
 // Len is the number of files.
 func (f *StatusFiles) Len() int { return len(f.files) }
-
-// All yields every file, in no particular order.
-func (f *StatusFiles) All() iter.Seq2[string, []byte] { return maps.All(f.files) }
 
 // record numbers a change of path. The log is dropped when it grows past
 // a few times the number of files: a source that has not written since
@@ -141,7 +154,7 @@ func checkStatusPath(p string) error {
 	return nil
 }
 
-// allPaths returns the paths of files, sorted.
-func (f *StatusFiles) allPaths() []string {
+// Paths returns the paths of the files, sorted.
+func (f *StatusFiles) Paths() []string {
 	return slices.Sorted(maps.Keys(f.files))
 }

@@ -1,9 +1,12 @@
 package source
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 func TestStatusFilesChangedSince(t *testing.T) {
@@ -38,8 +41,8 @@ func TestStatusFilesChangedSince(t *testing.T) {
 	if got, _ := f.changedSince(start); !slices.Equal(got, []string{"a.yaml", "b.yaml", "c.yaml", "d.yaml"}) {
 		t.Errorf("changed since the start = %q", got)
 	}
-	if data, ok := f.Get("d.yaml"); !ok || data == nil || len(data) != 0 {
-		t.Errorf("d.yaml = %q, %v; want an empty file", data, ok)
+	if data, ok, err := f.Get("d.yaml"); !ok || err != nil || data == nil || len(data) != 0 {
+		t.Errorf("d.yaml = %q, %v, %v; want an empty file", data, ok, err)
 	}
 	if _, ok := NewStatusFiles().changedSince(start); ok {
 		t.Error("another set answered for this one's generation")
@@ -71,5 +74,35 @@ func TestStatusFilesForgetsOldChanges(t *testing.T) {
 	}
 	if len(f.log) > 4*f.Len()+1024 {
 		t.Errorf("the log holds %d changes for %d files", len(f.log), f.Len())
+	}
+}
+
+// A status file gives back what it was made of, names the blob Git
+// names, and is what a pack entry holds after its header.
+func TestStatusFileRoundTrip(t *testing.T) {
+	for _, data := range [][]byte{nil, {}, []byte("phase: Installed\n"), bytes.Repeat([]byte("findings: []\n"), 5000)} {
+		f := NewStatusFile(data)
+		got, err := f.Data()
+		if err != nil || !bytes.Equal(got, data) || got == nil {
+			t.Errorf("%d bytes: got %d bytes back, %v", len(data), len(got), err)
+		}
+		if want := plumbing.ComputeHash(plumbing.BlobObject, data); f.hash != want {
+			t.Errorf("%d bytes: hash %s, want %s", len(data), f.hash, want)
+		}
+		var e packEntry
+		e.encode(&rawObject{typ: plumbing.BlobObject, data: data}, nil)
+		var fromFile packEntry
+		fromFile.encode(blobObject(f), nil)
+		if !bytes.Equal(e.data, fromFile.data) {
+			t.Errorf("%d bytes: the pack entry of the status file differs from the blob's", len(data))
+		}
+		if !f.Same(NewStatusFile(data)) || f.Same(NewStatusFile(append(slices.Clone(data), 'x'))) || f.Same(StatusFile{}) {
+			t.Errorf("%d bytes: Same does not compare content", len(data))
+		}
+	}
+	broken := NewStatusFile([]byte("phase: Installed\n"))
+	broken.size++
+	if _, err := broken.Data(); err == nil {
+		t.Error("a status file shorter than its size was read back")
 	}
 }

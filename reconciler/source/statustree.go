@@ -46,20 +46,31 @@ type treeDir struct {
 	obj, pushed *rawObject
 }
 
-// rawObject is a Git object, encoded.
+// rawObject is a Git object, encoded: data, or for a status file its
+// content compressed as a pack entry holds it (z) and its size.
 type rawObject struct {
 	typ  plumbing.ObjectType
 	hash plumbing.Hash
 	data []byte
+	z    []byte
+	size int
+}
+
+// content returns the object's data, decompressing a status file's.
+func (o *rawObject) content() ([]byte, error) {
+	if o.z == nil {
+		return o.data, nil
+	}
+	return StatusFile{hash: o.hash, size: o.size, z: o.z}.Data()
 }
 
 func newRawObject(typ plumbing.ObjectType, data []byte) *rawObject {
 	return &rawObject{typ: typ, hash: plumbing.ComputeHash(typ, data), data: data}
 }
 
-// blobObject is the blob of data, whose hash h the tree holds already.
-func blobObject(h plumbing.Hash, data []byte) *rawObject {
-	return &rawObject{typ: plumbing.BlobObject, hash: h, data: data}
+// blobObject is the blob of a status file.
+func blobObject(f StatusFile) *rawObject {
+	return &rawObject{typ: plumbing.BlobObject, hash: f.hash, z: f.z, size: f.size}
 }
 
 // update brings the tree to the content of files. It returns the paths
@@ -70,7 +81,7 @@ func (t *statusTree) update(files *StatusFiles) (changed []string, all bool, err
 	if !ok {
 		all = true
 		t.root = &treeDir{}
-		changed = files.allPaths()
+		changed = files.Paths()
 	}
 	t.at = statusGeneration{}
 	for _, p := range changed {
@@ -81,13 +92,13 @@ func (t *statusTree) update(files *StatusFiles) (changed []string, all bool, err
 	// Removals first: a file that becomes a directory, or the reverse,
 	// is removed before it is made again.
 	for _, p := range changed {
-		if _, ok := files.Get(p); !ok {
+		if !files.Has(p) {
 			t.root.remove(strings.Split(p, "/"))
 		}
 	}
 	for _, p := range changed {
-		if data, ok := files.Get(p); ok {
-			if err := t.root.set(p, strings.Split(p, "/"), plumbing.ComputeHash(plumbing.BlobObject, data)); err != nil {
+		if f, ok := files.file(p); ok {
+			if err := t.root.set(p, strings.Split(p, "/"), f.hash); err != nil {
 				return nil, all, err
 			}
 		}
@@ -368,6 +379,12 @@ type packEntry struct {
 }
 
 func (e *packEntry) encode(o *rawObject, bases map[plumbing.Hash]*rawObject) {
+	if o.z != nil {
+		e.delta = false
+		e.data = appendObjectHeader(e.data[:0], o.typ, o.size)
+		e.data = append(e.data, o.z...)
+		return
+	}
 	typ, data := o.typ, o.data
 	var delta []byte
 	base, ok := bases[o.hash]
@@ -414,6 +431,8 @@ func packOf(objs []*rawObject, bases map[plumbing.Hash]*rawObject) ([]byte, int,
 	for _, o := range objs {
 		if _, ok := bases[o.hash]; ok {
 			size += len(o.data)/64 + 64
+		} else if o.z != nil {
+			size += len(o.z) + 16
 		} else {
 			size += len(o.data)/4 + 32
 		}

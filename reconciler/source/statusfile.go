@@ -1,0 +1,60 @@
+package source
+
+import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
+	"io"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// A StatusFile is the content of one status file as a Git source pushes
+// it: its blob hash, its size, and the content compressed as a pack entry
+// holds it (zlib at packLevel). A fleet's status directory is kept in
+// memory this way, a fraction of its size, and a write copies each
+// changed file into the pack instead of compressing it then. Making one
+// costs hashing and compressing the content, which the loop does on all
+// cores as it encodes the documents.
+type StatusFile struct {
+	hash plumbing.Hash
+	size int
+	z    []byte
+}
+
+// NewStatusFile returns the status file holding data.
+func NewStatusFile(data []byte) StatusFile {
+	var buf bytes.Buffer
+	buf.Grow(len(data)/3 + 64)
+	zw := zlibWriter(&buf)
+	// Compressing into memory cannot fail.
+	zw.Write(data)
+	zw.Close()
+	putZlib(zw)
+	return StatusFile{
+		hash: plumbing.ComputeHash(plumbing.BlobObject, data),
+		size: len(data),
+		z:    bytes.Clone(buf.Bytes()),
+	}
+}
+
+// Data returns the content.
+func (f StatusFile) Data() ([]byte, error) {
+	zr, err := zlib.NewReader(bytes.NewReader(f.z))
+	if err != nil {
+		return nil, fmt.Errorf("status file %s: %w", f.hash, err)
+	}
+	defer zr.Close()
+	data := make([]byte, 0, f.size+bytes.MinRead)
+	buf := bytes.NewBuffer(data)
+	if _, err := buf.ReadFrom(io.LimitReader(zr, int64(f.size)+1)); err != nil {
+		return nil, fmt.Errorf("status file %s: %w", f.hash, err)
+	}
+	if buf.Len() != f.size {
+		return nil, fmt.Errorf("status file %s: %d bytes, want %d", f.hash, buf.Len(), f.size)
+	}
+	return buf.Bytes(), nil
+}
+
+// Same reports whether f and g hold the same content.
+func (f StatusFile) Same(g StatusFile) bool { return f.hash == g.hash && f.z != nil && g.z != nil }
