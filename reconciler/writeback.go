@@ -51,7 +51,7 @@ func (wb *writeback) set(site string, doc source.StatusFile, row readmeRow) bool
 	switch {
 	case named && !wb.files.Put(file, doc):
 		return false
-	case !named && wb.unnamed[site].Same(doc) && wb.has(site):
+	case !named && wb.unnamed[site].Equal(doc) && wb.has(site):
 		return false
 	case !named:
 		wb.unnamed[site] = doc

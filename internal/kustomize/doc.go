@@ -4,8 +4,8 @@
 //
 // # What it builds
 //
-// Build takes an fs.FS rooted at the fleet root (os.OpenRoot(root).FS(),
-// so that no path or symlink leaves it) and the slash path of a directory
+// Build takes an fs.FS rooted at the fleet root (safefs.OpenRoot(root).FS()
+// or an os.Root's, so that no path or symlink leaves it) and the slash path of a directory
 // holding a kustomization file, and returns the objects kustomize outputs
 // for it, one YAML document each, in kustomize's order, serialized exactly
 // as `kustomize build` serializes them. Builds use

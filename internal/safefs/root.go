@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"strings"
 )
 
 // Root is a directory opened so that nothing outside it can be reached,
@@ -32,7 +31,7 @@ func OpenRoot(dir string) (*Root, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Root{root: r, fast: openFast(dir)}, nil
+	return &Root{root: r, fast: openFast(r)}, nil
 }
 
 // Name is the directory's name, as given to OpenRoot.
@@ -101,14 +100,9 @@ func (r *rootFS) ReadFile(name string) ([]byte, error) {
 	return readAll(f)
 }
 
-func (r *rootFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	f, ok := r.fast.open(name)
-	if !ok {
-		return r.osfs.ReadDir(name)
-	}
-	defer f.Close()
-	return sortedDir(f)
-}
+// ReadDir is os.Root's: the entries of a directory it opened describe
+// themselves (Info) from that directory, not by their path again.
+func (r *rootFS) ReadDir(name string) ([]fs.DirEntry, error) { return r.osfs.ReadDir(name) }
 
 func (r *rootFS) ReadLink(name string) (string, error) { return r.osfs.ReadLink(name) }
 
@@ -132,12 +126,4 @@ func readAll(f *os.File) ([]byte, error) {
 			data = slices.Grow(data, 512)
 		}
 	}
-}
-
-// sortedDir lists an open directory sorted by name, as fs.ReadDirFS
-// requires.
-func sortedDir(f *os.File) ([]fs.DirEntry, error) {
-	dirs, err := f.ReadDir(-1)
-	slices.SortFunc(dirs, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return dirs, err
 }

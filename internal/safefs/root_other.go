@@ -10,7 +10,7 @@ import (
 // fastRoot is Linux's openat2 lookup; elsewhere os.Root does them all.
 type fastRoot struct{}
 
-func openFast(string) *fastRoot { return nil }
+func openFast(*os.Root) *fastRoot { return nil }
 
 func (*fastRoot) close() {}
 

@@ -1,8 +1,10 @@
 // Package safefs reads repository files with the limits siteops applies to
 // untrusted input: a size limit on every file, and errors that say in
 // plain words what went wrong (missing, unreadable, a symlink that leaves
-// the root). Paths are read through an fs.FS, in production the one of an
-// os.Root, so that nothing outside the fleet root can be reached.
+// the root). Paths are read through an fs.FS, in production the one of a
+// Root (an os.Root, which on Linux looks paths up with one openat2 call
+// the kernel confines to it), so that nothing outside the fleet root can
+// be reached.
 //
 // It also writes files atomically (WriteFileAtomic, WriteAtomic): through a
 // synced temporary file renamed into place, so that no reader and no crash

@@ -40,7 +40,7 @@ type keyList struct {
 }
 
 // Keys returns the keys of the object a value of struct type t converts
-// to, sorted bytewise as the map's keys are written, with the fields of
+// to (shared: the caller must not modify them), sorted bytewise as the map's keys are written, with the fields of
 // inlined structs in place. ok is false when the keys depend on the
 // value: a struct inlined through a pointer, which may be nil, or two
 // fields that write the same key (the later one wins in the map). Such a
@@ -94,19 +94,21 @@ type Facts struct {
 	Time bool
 	// Marshals: values of the type are converted through their own
 	// MarshalJSON (or that of their pointer); the writer hands them to
-	// Value.
+	// ConvertValue.
 	Marshals bool
 }
 
 // FactsOf returns the facts of type t.
 func FactsOf(t reflect.Type) Facts {
 	i := infoOf(t)
-	return Facts{Time: i.time, Marshals: i.marshaler || i.ptrMarshaler}
+	// A named pointer to time.Time has no methods: Convert writes it as
+	// the struct it points at.
+	return Facts{Time: i.time && i.marshaler, Marshals: i.marshaler || i.ptrMarshaler}
 }
 
 // AppendTime appends the text Convert gives for v, a time.Time or a
 // non-nil pointer to one. It is false for a year MarshalJSON refuses:
-// Value gives the error.
+// ConvertValue gives the error.
 func AppendTime(dst []byte, v reflect.Value) ([]byte, bool) {
 	var tm *time.Time
 	switch {
@@ -124,5 +126,5 @@ func AppendTime(dst []byte, v reflect.Value) ([]byte, bool) {
 	return tm.AppendFormat(dst, time.RFC3339Nano), true
 }
 
-// Value is Convert for a reflect.Value.
-func Value(v reflect.Value) (any, error) { return value(v) }
+// ConvertValue is Convert for a reflect.Value.
+func ConvertValue(v reflect.Value) (any, error) { return value(v) }

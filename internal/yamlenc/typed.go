@@ -97,7 +97,7 @@ func (e *encoder) typed(v reflect.Value, f tomap.Facts, col int, ctx context, de
 
 // converted writes what tomap.Convert gives for v.
 func (e *encoder) converted(v reflect.Value, col int, ctx context, depth int) error {
-	c, err := tomap.Value(v)
+	c, err := tomap.ConvertValue(v)
 	if err != nil {
 		return &Error{Reason: err.Error()}
 	}

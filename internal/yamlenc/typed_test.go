@@ -33,22 +33,26 @@ func viaMaps(v any) ([]byte, error) {
 
 func typed(v any) ([]byte, error) { return AppendTyped(nil, v) }
 
-type inlined struct {
+type Inlined struct {
 	A string `json:"a,omitempty"`
 	Z int    `json:"z"`
 }
 
+// timePointer has none of time.Time's methods: it converts as a struct.
+type timePointer *time.Time
+
 type shapes struct {
-	inlined `json:",inline"`
-	Named   inlined            `json:"named"`
-	Empty   inlined            `json:"empty,omitempty"` // structs are never empty
-	Zero    inlined            `json:"zero,omitzero"`
+	Inlined `json:",inline"`
+	Named   Inlined            `json:"named"`
+	Empty   Inlined            `json:"empty,omitempty"` // structs are never empty
+	Zero    Inlined            `json:"zero,omitzero"`
 	Any     any                `json:"any,omitempty"`
 	List    []any              `json:"list"`
 	Array   [2]string          `json:"array"`
 	Bytes   []byte             `json:"bytes,omitempty"`
-	Map     map[string]inlined `json:"map,omitempty"`
+	Map     map[string]Inlined `json:"map,omitempty"`
 	When    *time.Time         `json:"when"`
+	Pointer timePointer        `json:"pointer,omitempty"`
 	At      time.Time          `json:"at"`
 	Meta    metav1.Time        `json:"meta"`
 	Port    intstr.IntOrString `json:"port"`
@@ -61,13 +65,13 @@ type shapes struct {
 
 // byPointer inlines through a pointer: its keys depend on the value.
 type byPointer struct {
-	*inlined `json:",inline"`
+	*Inlined `json:",inline"`
 	B        string `json:"b"`
 }
 
 // twice writes the key "a" from two fields; the later one wins.
 type twice struct {
-	inlined `json:",inline"`
+	Inlined `json:",inline"`
 	A       string `json:"a"`
 }
 
@@ -78,6 +82,16 @@ func TestAppendTypedMatchesConvert(t *testing.T) {
 		&corev1.ConfigMap{}, &extv1beta1.AgentClusterInstall{}, &hivev1.ClusterDeployment{},
 		&aiv1beta1.NMStateConfig{}, &aiv1beta1.InfraEnv{}, &metal3.BareMetalHost{},
 		&shapes{}, &byPointer{}, &twice{}, &[]shapes{}, &map[string]shapes{},
+	}
+	// The shapes made to be written field by field are; those whose keys
+	// depend on the value go through the map on both sides.
+	for typ, want := range map[reflect.Type]bool{
+		reflect.TypeFor[shapes](): true, reflect.TypeFor[metal3.BareMetalHost](): true,
+		reflect.TypeFor[byPointer](): false, reflect.TypeFor[twice](): false,
+	} {
+		if _, ok := tomap.Keys(typ); ok != want {
+			t.Errorf("%s written field by field: %v, want %v", typ, ok, want)
+		}
 	}
 	rng := rand.New(rand.NewPCG(5, 8))
 	for _, kind := range kinds {
@@ -113,15 +127,15 @@ func TestAppendTypedEdges(t *testing.T) {
 	for name, v := range map[string]any{
 		"nil":                 nil,
 		"nil pointer":         nilShapes,
-		"every field omitted": &inlined{Z: 0},
+		"every field omitted": &Inlined{Z: 0},
 		"inline pointer nil":  byPointer{B: "b"},
-		"inline pointer":      byPointer{inlined: &inlined{A: "x"}, B: "b"},
-		"a key twice":         twice{inlined: inlined{A: "first"}, A: "second"},
-		"interface":           shapes{Any: inlined{A: "in"}, List: []any{1, "2", inlined{}, nil, []string{}}},
+		"inline pointer":      byPointer{Inlined: &Inlined{A: "x"}, B: "b"},
+		"a key twice":         twice{Inlined: Inlined{A: "first"}, A: "second"},
+		"interface":           shapes{Any: Inlined{A: "in"}, List: []any{1, "2", Inlined{}, nil, []string{}}},
 		"times":               shapes{When: &at, At: at, Meta: metav1.NewTime(at)},
 		"int or string":       shapes{Port: intstr.FromString("https")},
 		"top-level scalar":    "true",
-		"top-level slice":     []inlined{{A: "a"}, {Z: 2}},
+		"top-level slice":     []Inlined{{A: "a"}, {Z: 2}},
 		"empty slice":         []string{},
 		"nested slices":       [][]int{{1, 2}, {}, nil},
 		"long key":            map[string]int{strings.Repeat("k", 2000): 1},
@@ -158,7 +172,7 @@ func TestAppendTypedErrors(t *testing.T) {
 		{"infinity", map[string]floats{"x": {math.Inf(1)}}, `x.f`},
 		{"uint over int64", &unsigned{U: math.MaxUint64}, "u"},
 		{"year 10000", when{At: []time.Time{time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}}, "at[0]"},
-		{"invalid UTF-8", inlined{A: "\xff"}, "a"},
+		{"invalid UTF-8", Inlined{A: "\xff"}, "a"},
 	} {
 		if _, err := viaMaps(c.v); err == nil {
 			t.Errorf("%s: the map path takes it", c.name)

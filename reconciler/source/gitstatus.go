@@ -217,7 +217,9 @@ func (g *Git) statusCommit(r *git.Repository, base plumbing.Hash, files *StatusF
 		return nil, nil
 	}
 	if g.sent.tracked && had == g.sent.tree {
-		g.changedObjects(files, set)
+		if err := g.changedObjects(files, set); err != nil {
+			return nil, err
+		}
 	} else if err := g.missingObjects(r.Storer, had, files, set); err != nil {
 		return nil, err
 	}
@@ -257,7 +259,7 @@ func (g *Git) statusCommit(r *git.Repository, base plumbing.Hash, files *StatusF
 // changedObjects adds to set the objects of the status tree that changed
 // since the tree the remote holds: the files changed since and the
 // directories above them.
-func (g *Git) changedObjects(files *StatusFiles, set *objectSet) {
+func (g *Git) changedObjects(files *StatusFiles, set *objectSet) error {
 	for _, p := range slices.Sorted(maps.Keys(g.sent.unpushed)) {
 		elems := strings.Split(p, "/")
 		for _, d := range g.status.root.path(elems) {
@@ -266,11 +268,25 @@ func (g *Git) changedObjects(files *StatusFiles, set *objectSet) {
 				set.deltaOn(d.obj, d.pushed)
 			}
 		}
-		if _, ok := g.status.root.fileHash(elems); ok {
-			f, _ := files.file(p)
-			set.add(blobObject(f))
+		if h, ok := g.status.root.fileHash(elems); ok {
+			o, err := statusBlob(files, p, h)
+			if err != nil {
+				return err
+			}
+			set.add(o)
 		}
 	}
+	return nil
+}
+
+// statusBlob is the blob of the status file at p, which the status tree
+// holds as h.
+func statusBlob(files *StatusFiles, p string, h plumbing.Hash) (*rawObject, error) {
+	f, ok := files.file(p)
+	if !ok || f.hash != h {
+		return nil, fmt.Errorf("status file %s: the status tree holds %s, the files %s", p, h, f.hash)
+	}
+	return blobObject(f), nil
 }
 
 // missingObjects adds to set the objects of the status tree that are not
@@ -283,25 +299,30 @@ func (g *Git) missingObjects(s storer.EncodedObjectStorer, had plumbing.Hash, fi
 			return err
 		}
 	}
-	var visit func(dir string, d *treeDir)
-	visit = func(dir string, d *treeDir) {
+	var visit func(dir string, d *treeDir) error
+	visit = func(dir string, d *treeDir) error {
 		if d.obj == nil || known[d.obj.hash] {
-			return
+			return nil
 		}
 		set.add(d.obj)
 		for _, e := range d.entries {
 			p := joinPath(dir, e.Name)
 			switch {
 			case e.Mode == filemode.Dir:
-				visit(p, d.dirs[e.Name])
+				if err := visit(p, d.dirs[e.Name]); err != nil {
+					return err
+				}
 			case !known[e.Hash] && !set.has(e.Hash):
-				f, _ := files.file(p)
-				set.add(blobObject(f))
+				o, err := statusBlob(files, p, e.Hash)
+				if err != nil {
+					return err
+				}
+				set.add(o)
 			}
 		}
+		return nil
 	}
-	visit("", g.status.root)
-	return nil
+	return visit("", g.status.root)
 }
 
 // knownObjects adds tree and every object under it to known.

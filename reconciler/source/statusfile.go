@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -24,19 +25,31 @@ type StatusFile struct {
 
 // NewStatusFile returns the status file holding data.
 func NewStatusFile(data []byte) StatusFile {
-	var buf bytes.Buffer
-	buf.Grow(len(data)/3 + 64)
-	zw := zlibWriter(&buf)
+	return newStatusFile(plumbing.ComputeHash(plumbing.BlobObject, data), data)
+}
+
+// newStatusFile is NewStatusFile for data whose blob hash is h.
+func newStatusFile(h plumbing.Hash, data []byte) StatusFile {
+	buf := compressBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	zw := zlibWriter(buf)
 	// Compressing into memory cannot fail.
 	zw.Write(data)
 	zw.Close()
 	putZlib(zw)
-	return StatusFile{
-		hash: plumbing.ComputeHash(plumbing.BlobObject, data),
-		size: len(data),
-		z:    bytes.Clone(buf.Bytes()),
+	f := StatusFile{hash: h, size: len(data), z: bytes.Clone(buf.Bytes())}
+	if buf.Cap() <= maxPooledBuffer {
+		compressBuffers.Put(buf)
 	}
+	return f
 }
+
+// compressBuffers are the buffers status files are compressed into
+// before they are copied to their size; one larger than maxPooledBuffer
+// (a README of a large fleet) is left to the collector.
+var compressBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledBuffer = 1 << 20
 
 // Data returns the content.
 func (f StatusFile) Data() ([]byte, error) {
@@ -56,5 +69,6 @@ func (f StatusFile) Data() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Same reports whether f and g hold the same content.
-func (f StatusFile) Same(g StatusFile) bool { return f.hash == g.hash && f.z != nil && g.z != nil }
+// Equal reports whether f and g hold the same content. The zero
+// StatusFile holds nothing, not even an empty file.
+func (f StatusFile) Equal(g StatusFile) bool { return f.hash == g.hash && f.z != nil && g.z != nil }

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"sync/atomic"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // StatusFiles is the content of a status directory as the loop wants it:
@@ -47,13 +49,22 @@ func StatusFilesOf(files map[string][]byte) *StatusFiles {
 }
 
 // Set makes path hold data, and reports whether that changed anything.
+// Data the set holds already is not compressed again.
 func (f *StatusFiles) Set(path string, data []byte) bool {
-	return f.Put(path, NewStatusFile(data))
+	h := plumbing.ComputeHash(plumbing.BlobObject, data)
+	if old, ok := f.files[path]; ok && old.hash == h {
+		return false
+	}
+	return f.Put(path, newStatusFile(h, data))
 }
 
 // Put makes path hold file, and reports whether that changed anything.
+// The zero StatusFile is an empty file.
 func (f *StatusFiles) Put(path string, file StatusFile) bool {
-	if old, ok := f.files[path]; ok && old.Same(file) {
+	if file.z == nil {
+		file = NewStatusFile(nil)
+	}
+	if old, ok := f.files[path]; ok && old.Equal(file) {
 		return false
 	}
 	f.files[path] = file

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -96,13 +97,36 @@ func TestStatusFileRoundTrip(t *testing.T) {
 		if !bytes.Equal(e.data, fromFile.data) {
 			t.Errorf("%d bytes: the pack entry of the status file differs from the blob's", len(data))
 		}
-		if !f.Same(NewStatusFile(data)) || f.Same(NewStatusFile(append(slices.Clone(data), 'x'))) || f.Same(StatusFile{}) {
+		if !f.Equal(NewStatusFile(data)) || f.Equal(NewStatusFile(append(slices.Clone(data), 'x'))) || f.Equal(StatusFile{}) {
 			t.Errorf("%d bytes: Same does not compare content", len(data))
 		}
+	}
+	files := NewStatusFiles()
+	if !files.Put("zero.yaml", StatusFile{}) || files.Put("zero.yaml", NewStatusFile(nil)) {
+		t.Error("the zero StatusFile is not an empty file")
+	}
+	if data, ok, err := files.Get("zero.yaml"); !ok || err != nil || data == nil || len(data) != 0 {
+		t.Errorf("zero.yaml = %q, %v, %v; want an empty file", data, ok, err)
 	}
 	broken := NewStatusFile([]byte("phase: Installed\n"))
 	broken.size++
 	if _, err := broken.Data(); err == nil {
 		t.Error("a status file shorter than its size was read back")
+	}
+}
+
+// A status tree and a set of files that disagree stop the commit with an
+// error naming the file, instead of pushing a blob that is not the file.
+func TestStatusBlobRefusesAMismatch(t *testing.T) {
+	files := NewStatusFiles()
+	files.Set("a.yaml", []byte("a"))
+	f, _ := files.file("a.yaml")
+	if o, err := statusBlob(files, "a.yaml", f.hash); err != nil || o.hash != f.hash {
+		t.Errorf("a.yaml: %v, %v", o, err)
+	}
+	for p, h := range map[string]plumbing.Hash{"b.yaml": f.hash, "a.yaml": plumbing.ZeroHash} {
+		if _, err := statusBlob(files, p, h); err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s held as %s: error %v", p, h, err)
+		}
 	}
 }

@@ -70,6 +70,10 @@ func fill(rng *rand.Rand, v reflect.Value, depth int) {
 			m.SetMapIndex(k, e)
 		}
 		v.Set(m)
+	case reflect.Interface:
+		if t.NumMethod() == 0 {
+			v.Set(reflect.ValueOf(anyValue(rng)))
+		}
 	case reflect.String:
 		v.SetString(Words[rng.IntN(len(Words))])
 	case reflect.Bool:
@@ -81,4 +85,29 @@ func fill(rng *rand.Rand, v reflect.Value, depth int) {
 	case reflect.Float32, reflect.Float64:
 		v.SetFloat(float64(rng.IntN(2000)) / 8)
 	}
+}
+
+// Item is a struct an interface field may hold.
+type Item struct {
+	Name  string `json:"name"`
+	Count int    `json:"count,omitempty"`
+}
+
+// anyValue is a value for a field of type any: a JSON value, a struct, or
+// a pointer to one.
+func anyValue(rng *rand.Rand) any {
+	w := Words[rng.IntN(len(Words))]
+	switch rng.IntN(6) {
+	case 0:
+		return w
+	case 1:
+		return rng.IntN(100)
+	case 2:
+		return []any{w, true, nil}
+	case 3:
+		return map[string]any{w: 1.5}
+	case 4:
+		return Item{Name: w, Count: rng.IntN(3)}
+	}
+	return &Item{Name: w}
 }

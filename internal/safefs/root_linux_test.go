@@ -1,0 +1,59 @@
+package safefs
+
+import (
+	"os"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// Where the kernel has openat2, the fast path is on, and it refuses by
+// itself every lookup that leaves the root (os.Root then gives the
+// error); directories are left to os.Root.
+func TestFastRootRefusesEscapes(t *testing.T) {
+	dir := rootTree(t)
+	r, err := OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	d, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	fd, probe := unix.Openat2(int(d.Fd()), ".", &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_BENEATH})
+	if probe == nil {
+		unix.Close(fd)
+	}
+	if (probe == nil) != (r.fast != nil) {
+		t.Fatalf("openat2 here: %v; fast path on: %v", probe, r.fast != nil)
+	}
+	if r.fast == nil {
+		return // os.Root answers every lookup, as TestRootFSMatchesOSRoot checks
+	}
+	for name, want := range map[string]bool{
+		"site.yaml": true, "sites/b.yaml": true, "link-in": true, "sites/up": true, "link-dir/c.yaml": true,
+		"link-out": false, "link-abs-in": false, "link-abs-out": false, "link-proc": false, "loop-a": false,
+		"sites": false, "link-dir": false, ".": false, "missing": false, "../fleet/site.yaml": false,
+	} {
+		f, ok := r.fast.open(name)
+		if ok != want {
+			t.Errorf("fast open of %q: %v, want %v", name, ok, want)
+		}
+		if f != nil {
+			f.Close()
+		}
+		if _, ok := r.fast.stat(name, false); want && !ok {
+			t.Errorf("fast stat of %q refused", name)
+		}
+	}
+	for _, name := range []string{"link-out", "link-abs-out", "link-proc"} {
+		if _, ok := r.fast.stat(name, false); ok {
+			t.Errorf("fast stat of %q followed the link out of the root", name)
+		}
+		if _, ok := r.fast.stat(name, true); !ok {
+			t.Errorf("fast lstat of the link %q refused", name)
+		}
+	}
+}
