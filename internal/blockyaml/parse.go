@@ -392,7 +392,7 @@ func (p *parser) folded(n *yaml.Node, text string, num, col int) *yaml.Node {
 		prev = ln.num
 	}
 	n.Value, n.Tag = b.String(), ""
-	n.Tag = n.ShortTag()
+	n.Tag = plainTag(n)
 	return n
 }
 
@@ -427,6 +427,27 @@ func (p *parser) plain(text string, num, col int) *yaml.Node {
 	// A copy: a value kept after its document is read (a site's name in
 	// a fleet index) must not keep the whole text alive.
 	n := p.node(yaml.ScalarNode, "", strings.Clone(text), num, col+1)
-	n.Tag = n.ShortTag() // yaml.v3 resolves the tag of a plain scalar
+	n.Tag = plainTag(n)
 	return n
 }
+
+// plainTag is the tag yaml.v3 resolves a plain scalar to (Node.ShortTag).
+// yaml.v3 reads as something other than a string only a text that starts
+// with a sign, a digit, '.', '~' or a letter that starts null, true,
+// false, yes, no, on or off (its resolve table); any other is a string,
+// said here without calling its resolver, which boxes the text it then
+// throws away: most values of a site file are such strings.
+func plainTag(n *yaml.Node) string {
+	if n.Value != "" && !resolvedFirst[n.Value[0]] {
+		return "!!str"
+	}
+	return n.ShortTag()
+}
+
+// resolvedFirst marks the first bytes of the texts yaml.v3 resolves.
+var resolvedFirst = func() (t [256]bool) {
+	for _, c := range "+-0123456789.~yYnNtTfFoO" {
+		t[c] = true
+	}
+	return t
+}()

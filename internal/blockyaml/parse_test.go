@@ -386,3 +386,23 @@ func TestParseLeavesDeepNestingToYAMLv3(t *testing.T) {
 		t.Fatal("Parse left three levels to yaml.v3")
 	}
 }
+
+// plainTag gives yaml.v3's tag for a text starting with any byte, whether
+// it takes the shortcut or asks yaml.v3.
+func TestPlainTagMatchesYAMLv3(t *testing.T) {
+	tails := []string{"", "0", "1.5", "rue", "ull", "es", "ff", "x", ".inf", "e3", "0:00", "-01-02", "_1", " a"}
+	for c := range 256 {
+		for _, tail := range tails {
+			n := &yaml.Node{Kind: yaml.ScalarNode, Value: string(rune(c)) + tail}
+			if c >= 0x80 {
+				n.Value = string([]byte{byte(c)}) + tail
+			}
+			if got, want := plainTag(n), n.ShortTag(); got != want {
+				t.Errorf("%q: %s, want %s", n.Value, got, want)
+			}
+		}
+	}
+	if got := plainTag(&yaml.Node{Kind: yaml.ScalarNode}); got != "!!null" {
+		t.Errorf("empty: %s, want !!null", got)
+	}
+}
