@@ -536,6 +536,17 @@ func TestGitWriteStatusMany(t *testing.T) {
 		if got := srv.Files(t, "fleet.git", "main", "status"); !maps.Equal(got, prefixed("status/", status)) {
 			t.Errorf("%s: %d status files on the server, want %d", step, len(got), len(status))
 		}
+		// The clone holds the commit whole: the pack siteops stored with
+		// its own index (the first step) is one git reads and verifies.
+		repo := filepath.Dir(g.objectsDir())
+		gittest.Git(t, repo, "fsck", "--strict", "--no-dangling")
+		packs, _ := filepath.Glob(filepath.Join(g.objectsDir(), "pack", "*.idx"))
+		for _, idx := range packs {
+			gittest.Git(t, repo, "verify-pack", idx)
+		}
+		if step == "all new" && len(packs) < 2 {
+			t.Errorf("%s: packs %q, want the fetched one and the status commit's", step, packs)
+		}
 	}
 }
 

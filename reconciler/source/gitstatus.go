@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
@@ -179,8 +180,10 @@ type statusCommit struct {
 	// as deltas on objects the remote holds. objs are the same objects
 	// whole, and local a pack of them to store when there are many.
 	pack, local []byte
-	objs        []*rawObject
-	deltas      int
+	// localIndex is local's index.
+	localIndex *idxfile.MemoryIndex
+	objs       []*rawObject
+	deltas     int
 	// sent is the size of the pack sent (0: go-git's push sent it).
 	sent int
 	// stored receives the result of storing the commit in the clone.
@@ -190,7 +193,7 @@ type statusCommit struct {
 // storeCommit stores the objects of c in the clone and points statusRef
 // at it.
 func (g *Git) storeCommit(r *git.Repository, c *statusCommit) error {
-	if err := storeObjects(r.Storer, g.objectsDir(), c.objs, c.local); err != nil {
+	if err := storeObjects(r.Storer, g.objectsDir(), c); err != nil {
 		return fmt.Errorf("store the status files: %w", err)
 	}
 	return r.Storer.SetReference(plumbing.NewHashReference(statusRef, c.hash))
@@ -236,24 +239,35 @@ func (g *Git) statusCommit(r *git.Repository, base plumbing.Hash, files *StatusF
 		return nil, err
 	}
 	set.add(commit)
-	pack, deltas, err := packOf(set.objs, set.bases)
+	// The clone stores many objects as a pack, with the index made as it
+	// is written; the pack must hold them whole: the clone does not hold
+	// the bases of deltas in itself.
+	var ix *idxfile.Writer
+	if len(set.objs) >= packThreshold {
+		ix = new(idxfile.Writer)
+	}
+	pack, deltas, err := indexedPackOf(set.objs, set.bases, ix)
 	if err != nil {
 		return nil, err
 	}
-	// The clone stores many objects as a pack, which must hold them
-	// whole: it does not hold the bases of deltas in itself.
-	var local []byte
+	local := pack
 	switch {
-	case len(set.objs) < packThreshold:
-	case deltas == 0:
-		local = pack
-	default:
-		if local, _, err = packOf(set.objs, nil); err != nil {
+	case ix == nil:
+		local = nil
+	case deltas > 0:
+		ix = new(idxfile.Writer)
+		if local, _, err = indexedPackOf(set.objs, nil, ix); err != nil {
+			return nil, err
+		}
+	}
+	c := &statusCommit{hash: commit.hash, status: status, pack: pack, local: local, objs: set.objs, deltas: deltas, stored: make(chan error, 1)}
+	if ix != nil {
+		if c.localIndex, err = ix.Index(); err != nil {
 			return nil, err
 		}
 	}
 	g.madeTrees = trees.made
-	return &statusCommit{hash: commit.hash, status: status, pack: pack, local: local, objs: set.objs, deltas: deltas, stored: make(chan error, 1)}, nil
+	return c, nil
 }
 
 // changedObjects adds to set the objects of the status tree that changed
@@ -433,27 +447,63 @@ func (s *objectSet) has(h plumbing.Hash) bool { return s.seen[h] }
 // as a pack file rather than loose objects.
 const packThreshold = 64
 
-// storeObjects stores objs in the clone: pack, which holds them, when
-// there are many, else one loose object each, written under objectsDir
-// as Git writes them but compressed for speed (a status README of a large
-// fleet is megabytes, and changes at most writes).
-func storeObjects(s storer.EncodedObjectStorer, objectsDir string, objs []*rawObject, pack []byte) error {
-	if pw, ok := s.(storer.PackfileWriter); ok && len(objs) >= packThreshold {
-		out, err := pw.PackfileWriter()
-		if err != nil {
-			return err
+// storeObjects stores the objects of c in the clone: its pack and the
+// index made with it when there are many (see storePack), else one loose
+// object each, written under objectsDir as Git writes them but
+// compressed for speed (a status README of a large fleet is megabytes,
+// and changes at most writes).
+func storeObjects(s storer.EncodedObjectStorer, objectsDir string, c *statusCommit) error {
+	if c.local != nil {
+		if st, ok := s.(reindexer); ok && c.localIndex != nil {
+			return storePack(st, objectsDir, c.local, c.localIndex)
 		}
-		if _, err := out.Write(pack); err != nil {
-			out.Close()
-			return err
+		if pw, ok := s.(storer.PackfileWriter); ok {
+			out, err := pw.PackfileWriter()
+			if err != nil {
+				return err
+			}
+			if _, err := out.Write(c.local); err != nil {
+				out.Close()
+				return err
+			}
+			return out.Close()
 		}
-		return out.Close()
 	}
-	for _, o := range objs {
+	for _, o := range c.objs {
 		if err := storeLoose(objectsDir, o); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// reindexer is an object store that can be told its pack files changed
+// (go-git's filesystem storage).
+type reindexer interface{ Reindex() }
+
+// storePack writes a pack siteops made, with the index made as it was
+// written, into the clone's pack directory as Git names them: the index
+// first, so that a reader never finds a pack without one. go-git's own
+// pack writer would read the pack again to index it, inflating every
+// object: for the first status of a large fleet, a second of CPU and
+// every document in memory at once.
+func storePack(st reindexer, objectsDir string, pack []byte, index *idxfile.MemoryIndex) error {
+	dir := filepath.Join(objectsDir, "pack")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	base := filepath.Join(dir, "pack-"+plumbing.Hash(index.PackfileChecksum).String())
+	var idx bytes.Buffer
+	if _, err := idxfile.NewEncoder(&idx).Encode(index); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(base+".idx", idx.Bytes()); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(base+".pack", pack); err != nil {
+		return err
+	}
+	st.Reindex()
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"crypto/sha1"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/siteops/siteops/internal/gitfs"
@@ -333,7 +335,9 @@ func putZlib(zw *zlib.Writer) {
 // Entries are compressed on every core, packChunk at a time, and written
 // in order: the first status of a large fleet is tens of thousands of
 // objects, and compressing them is most of building its commit.
-func writePack(w io.Writer, objs []*rawObject, bases map[plumbing.Hash]*rawObject) (int, error) {
+//
+// With ix set, it also adds every object to ix, for the pack's index.
+func writePack(w io.Writer, objs []*rawObject, bases map[plumbing.Hash]*rawObject, ix *idxfile.Writer) (int, error) {
 	h := sha1.New()
 	out := io.MultiWriter(w, h)
 	var hdr [12]byte
@@ -343,7 +347,11 @@ func writePack(w io.Writer, objs []*rawObject, bases map[plumbing.Hash]*rawObjec
 	if _, err := out.Write(hdr[:]); err != nil {
 		return 0, err
 	}
+	if ix != nil {
+		ix.OnHeader(uint32(len(objs)))
+	}
 	deltas := 0
+	offset := uint64(len(hdr))
 	entries := make([]packEntry, min(len(objs), packChunk))
 	for len(objs) > 0 {
 		chunk := objs[:min(len(objs), packChunk)]
@@ -357,9 +365,17 @@ func writePack(w io.Writer, objs []*rawObject, bases map[plumbing.Hash]*rawObjec
 			if _, err := out.Write(e.data); err != nil {
 				return 0, err
 			}
+			if ix != nil {
+				ix.Add(chunk[i].hash, offset, crc32.ChecksumIEEE(e.data))
+			}
+			offset += uint64(len(e.data))
 		}
 	}
-	_, err := w.Write(h.Sum(nil))
+	sum := h.Sum(nil)
+	if ix != nil {
+		ix.OnFooter(plumbing.Hash(sum))
+	}
+	_, err := w.Write(sum)
 	return deltas, err
 }
 
@@ -424,6 +440,11 @@ func appendObjectHeader(b []byte, typ plumbing.ObjectType, size int) []byte {
 // packOf returns the pack file of objs, with deltas on bases (see
 // writePack), and the number of deltas in it.
 func packOf(objs []*rawObject, bases map[plumbing.Hash]*rawObject) ([]byte, int, error) {
+	return indexedPackOf(objs, bases, nil)
+}
+
+// indexedPackOf is packOf adding the objects to ix (see writePack).
+func indexedPackOf(objs []*rawObject, bases map[plumbing.Hash]*rawObject, ix *idxfile.Writer) ([]byte, int, error) {
 	// About what the objects compress to, so that the buffer does not
 	// grow by doubling through tens of megabytes; a tree sent as a delta
 	// on its previous version is a few bytes a changed entry.
@@ -438,7 +459,7 @@ func packOf(objs []*rawObject, bases map[plumbing.Hash]*rawObject) ([]byte, int,
 		}
 	}
 	b := bytes.NewBuffer(make([]byte, 0, size))
-	deltas, err := writePack(b, objs, bases)
+	deltas, err := writePack(b, objs, bases, ix)
 	if err != nil {
 		return nil, 0, err
 	}
