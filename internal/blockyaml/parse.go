@@ -432,11 +432,12 @@ func (p *parser) plain(text string, num, col int) *yaml.Node {
 }
 
 // plainTag is the tag yaml.v3 resolves a plain scalar to (Node.ShortTag).
-// yaml.v3 reads as something other than a string only a text that starts
-// with a sign, a digit, '.', '~' or a letter that starts null, true,
-// false, yes, no, on or off (its resolve table); any other is a string,
-// said here without calling its resolver, which boxes the text it then
-// throws away: most values of a site file are such strings.
+// yaml.v3 looks further only at a text whose first byte its resolve table
+// marks: a sign, a digit, '.', '~', or a letter of its table (which also
+// marks y, n, o for the YAML 1.1 booleans it no longer reads); any other
+// text is a string, said here without calling its resolver, which boxes
+// the text it then throws away: most values of a site file are such
+// strings.
 func plainTag(n *yaml.Node) string {
 	if n.Value != "" && !resolvedFirst[n.Value[0]] {
 		return "!!str"

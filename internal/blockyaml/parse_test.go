@@ -390,7 +390,7 @@ func TestParseLeavesDeepNestingToYAMLv3(t *testing.T) {
 // plainTag gives yaml.v3's tag for a text starting with any byte, whether
 // it takes the shortcut or asks yaml.v3.
 func TestPlainTagMatchesYAMLv3(t *testing.T) {
-	tails := []string{"", "0", "1.5", "rue", "ull", "es", "ff", "x", ".inf", "e3", "0:00", "-01-02", "_1", " a"}
+	tails := []string{"", "0", "1.5", "rue", "RUE", "alse", "ALSE", "ull", "ULL", "es", "ff", "x", ".inf", "nan", "e3", "0:00", "-01-02", "_1", " a", "<"}
 	for c := range 256 {
 		for _, tail := range tails {
 			n := &yaml.Node{Kind: yaml.ScalarNode, Value: string(rune(c)) + tail}

@@ -19,7 +19,9 @@ import (
 // call confined by RESOLVE_BENEATH (no "..", absolute path or symlink
 // may leave the directory; magic links are refused), and falls back to
 // os.Root whenever that call fails or is not available: what is refused,
-// and the error that says so, stay os.Root's.
+// and the error that says so, stay os.Root's. One difference is left: a
+// directory on the way that may be searched but not read (mode --x) is
+// passed by openat2, where os.Root, which opens it, is refused.
 type Root struct {
 	root *os.Root
 	fast *fastRoot // nil where there is no fast path

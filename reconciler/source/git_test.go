@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	git "github.com/go-git/go-git/v5"
+
 	"github.com/siteops/siteops/internal/gittest"
 )
 
@@ -546,6 +548,29 @@ func TestGitWriteStatusMany(t *testing.T) {
 		}
 		if step == "all new" && len(packs) < 2 {
 			t.Errorf("%s: packs %q, want the fetched one and the status commit's", step, packs)
+		}
+		// And go-git, which read the clone before, reads the new objects.
+		err := g.repo.Locked(func(r *git.Repository) error {
+			ref, err := r.Reference(statusRef, true)
+			if err != nil {
+				return err
+			}
+			c, err := r.CommitObject(ref.Hash())
+			if err != nil {
+				return err
+			}
+			f, err := c.File("status/site-007.yaml")
+			if err != nil {
+				return err
+			}
+			got, err := f.Contents()
+			if err == nil && got != status["site-007.yaml"] {
+				err = fmt.Errorf("site-007.yaml = %q, want %q", got, status["site-007.yaml"])
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatalf("%s: the clone's status commit: %v", step, err)
 		}
 	}
 }

@@ -127,9 +127,7 @@ func (g *Git) writeOnce(ctx context.Context, files *StatusFiles, message string,
 	}
 	// The clone stores the objects while the remote receives them: the
 	// push sends the pack made already.
-	go func() {
-		c.stored <- g.repo.Locked(func(r *git.Repository) error { return g.storeCommit(r, c) })
-	}()
+	go func() { c.stored <- g.storeCommit(c) }()
 	if g.o.beforePush != nil {
 		g.o.beforePush()
 	}
@@ -191,12 +189,26 @@ type statusCommit struct {
 }
 
 // storeCommit stores the objects of c in the clone and points statusRef
-// at it.
-func (g *Git) storeCommit(r *git.Repository, c *statusCommit) error {
-	if err := storeObjects(r.Storer, g.objectsDir(), c); err != nil {
-		return fmt.Errorf("store the status files: %w", err)
+// at it. A pack with its index is written before the clone is locked:
+// readers of the clone wait only for the storage to look at its packs
+// again.
+func (g *Git) storeCommit(c *statusCommit) error {
+	packed := c.local != nil && c.localIndex != nil
+	if packed {
+		if err := writePackFiles(g.objectsDir(), c.local, c.localIndex); err != nil {
+			return fmt.Errorf("store the status files: %w", err)
+		}
 	}
-	return r.Storer.SetReference(plumbing.NewHashReference(statusRef, c.hash))
+	return g.repo.Locked(func(r *git.Repository) error {
+		if packed {
+			// Every index is read again at the next lookup: one more
+			// after a commit of many objects, which are few.
+			g.storage.Reindex()
+		} else if err := storeObjects(r.Storer, g.objectsDir(), c); err != nil {
+			return fmt.Errorf("store the status files: %w", err)
+		}
+		return r.Storer.SetReference(plumbing.NewHashReference(statusRef, c.hash))
+	})
 }
 
 // statusCommit stores a commit of the status tree on top of base; nil
@@ -241,20 +253,23 @@ func (g *Git) statusCommit(r *git.Repository, base plumbing.Hash, files *StatusF
 	set.add(commit)
 	// The clone stores many objects as a pack, with the index made as it
 	// is written; the pack must hold them whole: the clone does not hold
-	// the bases of deltas in itself.
+	// the bases of deltas in itself. Without bases the pack pushed is
+	// that pack.
+	many := len(set.objs) >= packThreshold
 	var ix *idxfile.Writer
-	if len(set.objs) >= packThreshold {
+	if many && len(set.bases) == 0 {
 		ix = new(idxfile.Writer)
 	}
 	pack, deltas, err := indexedPackOf(set.objs, set.bases, ix)
 	if err != nil {
 		return nil, err
 	}
-	local := pack
+	var local []byte
 	switch {
-	case ix == nil:
-		local = nil
-	case deltas > 0:
+	case !many:
+	case ix != nil && deltas == 0:
+		local = pack
+	default:
 		ix = new(idxfile.Writer)
 		if local, _, err = indexedPackOf(set.objs, nil, ix); err != nil {
 			return nil, err
@@ -297,8 +312,11 @@ func (g *Git) changedObjects(files *StatusFiles, set *objectSet) error {
 // holds as h.
 func statusBlob(files *StatusFiles, p string, h plumbing.Hash) (*rawObject, error) {
 	f, ok := files.file(p)
-	if !ok || f.hash != h {
-		return nil, fmt.Errorf("status file %s: the status tree holds %s, the files %s", p, h, f.hash)
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("status file %s: the status tree holds it, the status files do not", p)
+	case f.hash != h:
+		return nil, fmt.Errorf("status file %s: the status tree holds %s, the status files %s", p, h, f.hash)
 	}
 	return blobObject(f), nil
 }
@@ -447,27 +465,22 @@ func (s *objectSet) has(h plumbing.Hash) bool { return s.seen[h] }
 // as a pack file rather than loose objects.
 const packThreshold = 64
 
-// storeObjects stores the objects of c in the clone: its pack and the
-// index made with it when there are many (see storePack), else one loose
+// storeObjects stores the objects of c in the clone: its pack when there
+// are many (see writePackFiles for a pack with its index), else one loose
 // object each, written under objectsDir as Git writes them but
 // compressed for speed (a status README of a large fleet is megabytes,
 // and changes at most writes).
 func storeObjects(s storer.EncodedObjectStorer, objectsDir string, c *statusCommit) error {
-	if c.local != nil {
-		if st, ok := s.(reindexer); ok && c.localIndex != nil {
-			return storePack(st, objectsDir, c.local, c.localIndex)
+	if pw, ok := s.(storer.PackfileWriter); ok && c.local != nil {
+		out, err := pw.PackfileWriter()
+		if err != nil {
+			return err
 		}
-		if pw, ok := s.(storer.PackfileWriter); ok {
-			out, err := pw.PackfileWriter()
-			if err != nil {
-				return err
-			}
-			if _, err := out.Write(c.local); err != nil {
-				out.Close()
-				return err
-			}
-			return out.Close()
+		if _, err := out.Write(c.local); err != nil {
+			out.Close()
+			return err
 		}
+		return out.Close()
 	}
 	for _, o := range c.objs {
 		if err := storeLoose(objectsDir, o); err != nil {
@@ -477,22 +490,24 @@ func storeObjects(s storer.EncodedObjectStorer, objectsDir string, c *statusComm
 	return nil
 }
 
-// reindexer is an object store that can be told its pack files changed
-// (go-git's filesystem storage).
-type reindexer interface{ Reindex() }
-
-// storePack writes a pack siteops made, with the index made as it was
-// written, into the clone's pack directory as Git names them: the index
-// first, so that a reader never finds a pack without one. go-git's own
-// pack writer would read the pack again to index it, inflating every
-// object: for the first status of a large fleet, a second of CPU and
-// every document in memory at once.
-func storePack(st reindexer, objectsDir string, pack []byte, index *idxfile.MemoryIndex) error {
+// writePackFiles writes a pack siteops made, with the index made as it
+// was written, into the clone's pack directory as Git names them: the
+// index first, so that a reader never finds a pack without one. go-git's
+// own pack writer would read the pack again to index it, inflating and
+// hashing every object: for the first status of a large fleet, a second
+// of CPU beside the push. A pack already there (a push tried again with
+// the same commit) is left as it is: its name is its content's hash.
+func writePackFiles(objectsDir string, pack []byte, index *idxfile.MemoryIndex) error {
 	dir := filepath.Join(objectsDir, "pack")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	base := filepath.Join(dir, "pack-"+plumbing.Hash(index.PackfileChecksum).String())
+	if _, err := os.Stat(base + ".pack"); err == nil {
+		if _, err := os.Stat(base + ".idx"); err == nil {
+			return nil
+		}
+	}
 	var idx bytes.Buffer
 	if _, err := idxfile.NewEncoder(&idx).Encode(index); err != nil {
 		return err
@@ -500,11 +515,7 @@ func storePack(st reindexer, objectsDir string, pack []byte, index *idxfile.Memo
 	if err := writeFileAtomic(base+".idx", idx.Bytes()); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(base+".pack", pack); err != nil {
-		return err
-	}
-	st.Reindex()
-	return nil
+	return writeFileAtomic(base+".pack", pack)
 }
 
 // storeLoose writes o as a loose object under objectsDir, unless it is
