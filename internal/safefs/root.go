@@ -39,9 +39,6 @@ func OpenRoot(dir string) (*Root, error) {
 // Name is the directory's name, as given to OpenRoot.
 func (r *Root) Name() string { return r.root.Name() }
 
-// OS is the os.Root of the directory, for what FS does not do.
-func (r *Root) OS() *os.Root { return r.root }
-
 // Close closes the directory; FS is unusable afterwards.
 func (r *Root) Close() error {
 	r.fast.close()
