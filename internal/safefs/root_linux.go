@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -11,8 +13,10 @@ import (
 // fastRoot looks paths up under the root's directory with openat2.
 type fastRoot struct {
 	// dir is the root's directory, opened through the os.Root so that
-	// both look at the same directory whatever happens to its path.
-	dir *os.File
+	// both look at the same directory whatever happens to its path, and
+	// conn its descriptor for the calls.
+	dir  *os.File
+	conn syscall.RawConn
 	// name is the os.Root's name, which names the files it opens.
 	name string
 }
@@ -25,8 +29,13 @@ func openFast(root *os.Root) *fastRoot {
 	if err != nil {
 		return nil
 	}
-	f := &fastRoot{dir: d, name: root.Name()}
-	fd, ok := f.lookup(".", unix.O_PATH)
+	conn, err := d.SyscallConn()
+	if err != nil {
+		d.Close()
+		return nil
+	}
+	f := &fastRoot{dir: d, conn: conn, name: root.Name()}
+	fd, ok := f.openat2(".", unix.O_PATH)
 	if !ok {
 		d.Close()
 		return nil
@@ -42,23 +51,26 @@ func (f *fastRoot) close() {
 }
 
 // lookup opens name under the directory with flags; false when the
-// caller must ask os.Root (an invalid name or any error).
+// caller must ask os.Root: an invalid name, any error, or a name in the
+// root itself, which os.Root looks up with one call too (and stats with
+// one, where a lookup here takes three).
 func (f *fastRoot) lookup(name string, flags int) (int, bool) {
-	if !fs.ValidPath(name) {
+	if !strings.Contains(name, "/") || !fs.ValidPath(name) {
 		return -1, false
 	}
+	return f.openat2(name, flags)
+}
+
+// openat2 opens name under the directory, confined to it.
+func (f *fastRoot) openat2(name string, flags int) (int, bool) {
 	how := unix.OpenHow{
 		Flags:   uint64(flags | unix.O_CLOEXEC),
 		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
 	}
 	fd := -1
-	conn, err := f.dir.SyscallConn()
-	if err != nil {
-		return -1, false
-	}
 	// Control holds the directory's descriptor open for the call: a Close
 	// meanwhile cannot hand its number to another file.
-	err = conn.Control(func(dirfd uintptr) {
+	err := f.conn.Control(func(dirfd uintptr) {
 		for {
 			var err error
 			fd, err = unix.Openat2(int(dirfd), name, &how)

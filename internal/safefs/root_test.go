@@ -44,6 +44,12 @@ func rootTree(t *testing.T) string {
 		"loop-a":         "loop-b",
 		"loop-b":         "loop-a",
 		"sites/dangling": "nowhere.yaml",
+		// The same escapes one directory down, where the fast path
+		// looks them up (a name in the root goes to os.Root).
+		"sites/link-out":     "../../secret",
+		"sites/link-abs-out": filepath.Join(base, "secret"),
+		"sites/link-proc":    "/proc/self/root/etc/hostname",
+		"sites/link-dir-out": "../..",
 	} {
 		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
 			t.Fatal(err)
@@ -73,6 +79,7 @@ func TestRootFSMatchesOSRoot(t *testing.T) {
 	names := []string{
 		".", "site.yaml", "sites", "sites/b.yaml", "sites/deep", "sites/deep/c.yaml", "sites/up", "sites/dangling",
 		"link-in", "link-dir", "link-dir/c.yaml", "link-out", "link-abs-in", "link-abs-out", "link-proc", "loop-a",
+		"sites/link-out", "sites/link-abs-out", "sites/link-proc", "sites/link-dir-out/secret", "sites/deep/../b.yaml",
 		"missing", "sites/missing/x", "site.yaml/x", "", "/site.yaml", "sites/../site.yaml", "./site.yaml", "sites/", `sites\b.yaml`,
 	}
 	describe := func(fi fs.FileInfo, err error) string {
