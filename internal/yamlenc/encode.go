@@ -104,17 +104,11 @@ func (e *encoder) value(v any, col int, ctx context, depth int) error {
 		}
 		e.scalar(string(v), ctx)
 	case int:
-		e.space(ctx)
-		e.buf = strconv.AppendInt(e.buf, int64(v), 10)
-		e.buf = append(e.buf, '\n')
+		e.int(int64(v), ctx)
 	case int64:
-		e.space(ctx)
-		e.buf = strconv.AppendInt(e.buf, v, 10)
-		e.buf = append(e.buf, '\n')
+		e.int(v, ctx)
 	case uint64:
-		e.space(ctx)
-		e.buf = strconv.AppendUint(e.buf, v, 10)
-		e.buf = append(e.buf, '\n')
+		e.uint(v, ctx)
 	case map[string]any:
 		switch {
 		case v == nil:
@@ -171,6 +165,19 @@ func (e *encoder) float(f float64, ctx context) error {
 	e.buf = appendFloat(e.buf, f)
 	e.buf = append(e.buf, '\n')
 	return nil
+}
+
+// int and uint write an integer and end the line.
+func (e *encoder) int(i int64, ctx context) {
+	e.space(ctx)
+	e.buf = strconv.AppendInt(e.buf, i, 10)
+	e.buf = append(e.buf, '\n')
+}
+
+func (e *encoder) uint(u uint64, ctx context) {
+	e.space(ctx)
+	e.buf = strconv.AppendUint(e.buf, u, 10)
+	e.buf = append(e.buf, '\n')
 }
 
 // space separates a scalar from the "key:" before it.

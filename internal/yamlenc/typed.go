@@ -77,17 +77,13 @@ func (e *encoder) typed(v reflect.Value, f tomap.Facts, col int, ctx context, de
 		e.scalar(strconv.FormatBool(v.Bool()), ctx)
 		return nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		e.space(ctx)
-		e.buf = strconv.AppendInt(e.buf, v.Int(), 10)
-		e.buf = append(e.buf, '\n')
+		e.int(v.Int(), ctx)
 		return nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		if v.Uint() > math.MaxInt64 {
 			return e.converted(v, col, ctx, depth) // for tomap's error
 		}
-		e.space(ctx)
-		e.buf = strconv.AppendUint(e.buf, v.Uint(), 10)
-		e.buf = append(e.buf, '\n')
+		e.uint(v.Uint(), ctx)
 		return nil
 	case reflect.Float32, reflect.Float64:
 		return e.float(v.Float(), ctx)
