@@ -92,13 +92,18 @@ func (r *Repo) tree(cache *treeCache, h plumbing.Hash) (*dirNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &dirNode{}
-	if err := EachRawEntry(data, func(e RawTreeEntry) bool {
-		d.entries = append(d.entries, e)
-		return true
-	}); err != nil {
+	// Counted first, so that the entries of a fleet-wide tree (ten
+	// thousand of them, read again at every revision) are allocated once.
+	n := 0
+	if err := EachRawEntry(data, func(RawTreeEntry) bool { n++; return true }); err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", h, err)
 	}
+	d := &dirNode{entries: make([]RawTreeEntry, 0, n)}
+	// The same bytes parse again: no error.
+	EachRawEntry(data, func(e RawTreeEntry) bool {
+		d.entries = append(d.entries, e)
+		return true
+	})
 	slices.SortFunc(d.entries, func(a, b RawTreeEntry) int { return bytes.Compare(a.Name, b.Name) })
 	if cache != nil {
 		cache.trees[h] = d
