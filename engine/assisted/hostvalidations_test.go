@@ -302,26 +302,33 @@ func TestDiskSizes(t *testing.T) {
 			t.Errorf("%d: %q", c.size, got)
 		}
 	}
+	// The types are remembered by version and architecture: each pair
+	// comes twice, the second time from memory.
 	for _, c := range []struct {
 		drive     DriveType
+		version   string
 		arch      string
 		eligible  bool
 		wantTypes string
 	}{
-		{"SDCard", "x86_64", false, "HDD, SSD, Multipath, RAID, iSCSI, FC"},
-		{DriveECKD, "x86_64", false, "HDD, SSD, Multipath, RAID, iSCSI, FC"},
-		{DriveECKD, "s390x", true, ""},
-		{DriveFBA, "s390x", true, ""},
-		{DriveFC, "aarch64", false, "HDD, SSD, Multipath, RAID, iSCSI"},
-		{"SDCard", "s390x", false, "HDD, SSD, Multipath, RAID, iSCSI, FC, ECKD (ESE), ECKD, FBA"},
+		{"SDCard", "4.20", "x86_64", false, "HDD, SSD, Multipath, RAID, iSCSI, FC"},
+		{DriveECKD, "4.20", "x86_64", false, "HDD, SSD, Multipath, RAID, iSCSI, FC"},
+		{DriveECKD, "4.20", "s390x", true, ""},
+		{DriveFBA, "4.20", "s390x", true, ""},
+		{DriveFC, "4.20", "aarch64", false, "HDD, SSD, Multipath, RAID, iSCSI"},
+		{"SDCard", "4.20", "s390x", false, "HDD, SSD, Multipath, RAID, iSCSI, FC, ECKD (ESE), ECKD, FBA"},
+		{DriveRAID, "4.13", "x86_64", false, "HDD, SSD, Multipath, FC"},
+		{DriveISCSI, "4.13", "x86_64", false, "HDD, SSD, Multipath, FC"},
+		{DriveRAID, "4.14", "x86_64", true, ""},
+		{DriveISCSI, "4.14", "x86_64", false, "HDD, SSD, Multipath, RAID, FC"},
 	} {
-		got := DiskNotEligible(200e9, c.drive, 100, "4.20", c.arch)
+		got := DiskNotEligible(200e9, c.drive, 100, c.version, c.arch)
 		want := []string(nil)
 		if !c.eligible {
 			want = []string{"Drive type is " + string(c.drive) + ", it must be one of " + c.wantTypes + "."}
 		}
 		if !slices.Equal(got, want) {
-			t.Errorf("%s on %s: %q, want %q", c.drive, c.arch, got, want)
+			t.Errorf("%s on %s %s: %q, want %q", c.drive, c.version, c.arch, got, want)
 		}
 	}
 }

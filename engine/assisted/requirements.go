@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Role is a host role (agent.spec.role, host role / suggested role).
@@ -148,11 +149,43 @@ const (
 	DriveFBA       DriveType = "FBA"
 )
 
-// AllowedDriveTypes returns the installable drive types for a version and
-// CPU architecture, in the order messages list them: FC on x86_64 and
-// s390x, the DASD types on s390x only (internal/hardware/validator.go
+// allowedDriveTypes returns the installable drive types for a version
+// and CPU architecture (driveTypesFor), worked out once for each: every
+// disk of every host is checked against them at each refresh. The slice
+// is shared; callers do not modify it.
+func allowedDriveTypes(version, arch string) []DriveType {
+	k := driveKey{version, arch}
+	driveTypesMu.RLock()
+	types, ok := driveTypes[k]
+	driveTypesMu.RUnlock()
+	if ok {
+		return types
+	}
+	types = driveTypesFor(version, arch)
+	driveTypesMu.Lock()
+	if len(driveTypes) < maxDriveKeys {
+		driveTypes[k] = types
+	}
+	driveTypesMu.Unlock()
+	return types
+}
+
+type driveKey struct{ version, arch string }
+
+var (
+	driveTypesMu sync.RWMutex
+	driveTypes   = map[driveKey][]DriveType{}
+)
+
+// maxDriveKeys bounds the remembered pairs: a fleet has a handful of
+// versions and architectures.
+const maxDriveKeys = 256
+
+// driveTypesFor returns the installable drive types for a version and CPU
+// architecture, in the order messages list them: FC on x86_64 and s390x,
+// the DASD types on s390x only (internal/hardware/validator.go
 // getValidDeviceStorageTypes).
-func AllowedDriveTypes(version, arch string) []DriveType {
+func driveTypesFor(version, arch string) []DriveType {
 	types := []DriveType{DriveHDD, DriveSSD, DriveMultipath}
 	if VersionAtLeast(version, 4, 14) {
 		types = append(types, DriveRAID)
@@ -183,7 +216,7 @@ func DiskNotEligible(sizeBytes int64, drive DriveType, requiredGB int64, version
 	}
 	// Every disk of every host is checked at each refresh: the names are
 	// spelled out only for a disk whose type is not allowed.
-	if allowed := AllowedDriveTypes(version, arch); !slices.Contains(allowed, drive) {
+	if allowed := allowedDriveTypes(version, arch); !slices.Contains(allowed, drive) {
 		names := make([]string, len(allowed))
 		for i, t := range allowed {
 			names[i] = string(t)
