@@ -260,10 +260,7 @@ func (g *Git) statusCommit(r *git.Repository, base plumbing.Hash, files *StatusF
 	if many && len(set.bases) == 0 {
 		ix = new(idxfile.Writer)
 	}
-	pack, deltas, err := indexedPackOf(set.objs, set.bases, ix)
-	if err != nil {
-		return nil, err
-	}
+	pack, deltas := packOf(set.objs, set.bases, ix)
 	var local []byte
 	switch {
 	case !many:
@@ -271,9 +268,7 @@ func (g *Git) statusCommit(r *git.Repository, base plumbing.Hash, files *StatusF
 		local = pack
 	default:
 		ix = new(idxfile.Writer)
-		if local, _, err = indexedPackOf(set.objs, nil, ix); err != nil {
-			return nil, err
-		}
+		local, _ = packOf(set.objs, nil, ix)
 	}
 	c := &statusCommit{hash: commit.hash, status: status, pack: pack, local: local, objs: set.objs, deltas: deltas, stored: make(chan error, 1)}
 	if ix != nil {
@@ -655,9 +650,7 @@ func (g *Git) sendPack(ctx context.Context, base plumbing.Hash, c *statusCommit)
 	pack := c.pack
 	if adv.Capabilities.Supports(noThin) && c.deltas > 0 {
 		// The server takes no deltas on objects it holds.
-		if pack, _, err = packOf(c.objs, nil); err != nil {
-			return err
-		}
+		pack, _ = packOf(c.objs, nil, nil)
 	}
 	req := packp.NewReferenceUpdateRequestFromCapabilities(adv.Capabilities)
 	req.Commands = []*packp.Command{{Name: dst, Old: old, New: c.hash}}

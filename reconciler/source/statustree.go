@@ -329,29 +329,25 @@ func putZlib(zw *zlib.Writer) {
 	zlibWriters.Put(zw)
 }
 
-// writePack writes objs as a pack file (version 2): an object with a base
-// in bases as a delta on it when that is much smaller (a thin pack, for a
-// remote that holds the bases). It returns the number of deltas written.
-// Entries are compressed on every core, packChunk at a time, and written
-// in order: the first status of a large fleet is tens of thousands of
-// objects, and compressing them is most of building its commit.
-//
-// With ix set, it also adds every object to ix, for the pack's index.
-func writePack(w io.Writer, objs []*rawObject, bases map[plumbing.Hash]*rawObject, ix *idxfile.Writer) (int, error) {
-	h := sha1.New()
-	out := io.MultiWriter(w, h)
+// writePack appends objs to b as a pack file (version 2): an object with
+// a base in bases as a delta on it when that is much smaller (a thin
+// pack, for a remote that holds the bases). It returns the number of
+// deltas written. Entries are compressed on every core, packChunk at a
+// time, and written in order: the first status of a large fleet is tens
+// of thousands of objects, and compressing them is most of building its
+// commit. With ix set, it also adds every object to ix, for the pack's
+// index.
+func writePack(b *bytes.Buffer, objs []*rawObject, bases map[plumbing.Hash]*rawObject, ix *idxfile.Writer) int {
+	start := b.Len()
 	var hdr [12]byte
 	copy(hdr[:], "PACK")
 	binary.BigEndian.PutUint32(hdr[4:], 2)
 	binary.BigEndian.PutUint32(hdr[8:], uint32(len(objs)))
-	if _, err := out.Write(hdr[:]); err != nil {
-		return 0, err
-	}
+	b.Write(hdr[:])
 	if ix != nil {
 		ix.OnHeader(uint32(len(objs)))
 	}
 	deltas := 0
-	offset := uint64(len(hdr))
 	entries := make([]packEntry, min(len(objs), packChunk))
 	for len(objs) > 0 {
 		chunk := objs[:min(len(objs), packChunk)]
@@ -362,21 +358,18 @@ func writePack(w io.Writer, objs []*rawObject, bases map[plumbing.Hash]*rawObjec
 			if e.delta {
 				deltas++
 			}
-			if _, err := out.Write(e.data); err != nil {
-				return 0, err
-			}
 			if ix != nil {
-				ix.Add(chunk[i].hash, offset, crc32.ChecksumIEEE(e.data))
+				ix.Add(chunk[i].hash, uint64(b.Len()-start), crc32.ChecksumIEEE(e.data))
 			}
-			offset += uint64(len(e.data))
+			b.Write(e.data)
 		}
 	}
-	sum := h.Sum(nil)
+	sum := sha1.Sum(b.Bytes()[start:])
 	if ix != nil {
 		ix.OnFooter(plumbing.Hash(sum))
 	}
-	_, err := w.Write(sum)
-	return deltas, err
+	b.Write(sum[:])
+	return deltas
 }
 
 // packChunk is how many entries writePack compresses before writing
@@ -437,14 +430,10 @@ func appendObjectHeader(b []byte, typ plumbing.ObjectType, size int) []byte {
 	return append(b, c)
 }
 
-// packOf returns the pack file of objs, with deltas on bases (see
-// writePack), and the number of deltas in it.
-func packOf(objs []*rawObject, bases map[plumbing.Hash]*rawObject) ([]byte, int, error) {
-	return indexedPackOf(objs, bases, nil)
-}
-
-// indexedPackOf is packOf adding the objects to ix (see writePack).
-func indexedPackOf(objs []*rawObject, bases map[plumbing.Hash]*rawObject, ix *idxfile.Writer) ([]byte, int, error) {
+// packOf returns the pack file of objs, with deltas on bases, and the
+// number of deltas in it; with ix set, it adds the objects to ix (see
+// writePack).
+func packOf(objs []*rawObject, bases map[plumbing.Hash]*rawObject, ix *idxfile.Writer) ([]byte, int) {
 	// About what the objects compress to, so that the buffer does not
 	// grow by doubling through tens of megabytes; a tree sent as a delta
 	// on its previous version is a few bytes a changed entry.
@@ -459,9 +448,6 @@ func indexedPackOf(objs []*rawObject, bases map[plumbing.Hash]*rawObject, ix *id
 		}
 	}
 	b := bytes.NewBuffer(make([]byte, 0, size))
-	deltas, err := writePack(b, objs, bases, ix)
-	if err != nil {
-		return nil, 0, err
-	}
-	return b.Bytes(), deltas, nil
+	deltas := writePack(b, objs, bases, ix)
+	return b.Bytes(), deltas
 }
