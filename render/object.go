@@ -29,6 +29,18 @@ func (o *Object) Ref() string {
 	return o.Kind + " " + o.Namespace + "/" + o.Name
 }
 
+// AppendYAML appends the object as one YAML document, without "---". An
+// object it cannot encode is named beside the field yamlenc names:
+// "NMStateConfig s1/n0: yamlenc: unsupported float64 value NaN at
+// spec.weight".
+func (o *Object) AppendYAML(dst []byte) ([]byte, error) {
+	out, err := yamlenc.Append(dst, o.Content)
+	if err != nil {
+		return dst, fmt.Errorf("%s: %w", o.Ref(), err)
+	}
+	return out, nil
+}
+
 // Bundle is everything one site renders to, in apply order.
 type Bundle struct {
 	Site    string
@@ -49,10 +61,8 @@ func (b *Bundle) Hash() (string, error) {
 	defer putEncodeBuffer(buf)
 	for _, o := range b.Objects {
 		var err error
-		*buf, err = yamlenc.Append((*buf)[:0], o.Content)
-		if err != nil {
-			// yamlenc names the field; the object is named here.
-			return "", fmt.Errorf("%s: %w", o.Ref(), err)
+		if *buf, err = o.AppendYAML((*buf)[:0]); err != nil {
+			return "", err
 		}
 		h.Write(*buf)
 		h.Write([]byte("---\n"))

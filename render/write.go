@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/siteops/siteops/internal/redact"
-	"github.com/siteops/siteops/internal/yamlenc"
 )
 
 // Format is an output format.
@@ -55,8 +54,8 @@ func (yamlEncoder) Encode(dst []byte, b *Bundle) ([]byte, error) {
 	var err error
 	for _, o := range b.Objects {
 		dst = append(dst, "---\n"...)
-		if dst, err = yamlenc.Append(dst, o.Content); err != nil {
-			return nil, fmt.Errorf("encode %s: %w", o.Ref(), err)
+		if dst, err = o.AppendYAML(dst); err != nil {
+			return nil, err
 		}
 	}
 	return dst, nil

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/siteops/siteops/internal/krm"
-	"github.com/siteops/siteops/internal/yamlenc"
 	"github.com/siteops/siteops/render"
 	"github.com/siteops/siteops/sites"
 )
@@ -179,8 +178,8 @@ func (krmEncoder) Encode(dst []byte, b *render.Bundle) ([]byte, error) {
 	var doc []byte
 	var err error
 	for _, o := range b.Objects {
-		if doc, err = yamlenc.Append(doc[:0], o.Content); err != nil {
-			return nil, fmt.Errorf("encode %s: %w", o.Ref(), err)
+		if doc, err = o.AppendYAML(doc[:0]); err != nil {
+			return nil, err
 		}
 		dst = krm.AppendItem(dst, doc)
 	}
