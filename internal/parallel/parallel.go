@@ -12,10 +12,7 @@ import (
 // them would cost more than it saves. f must be safe to call concurrently
 // for different i. Each returns when every call has.
 func Each(n, minPerWorker int, f func(i int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if minPerWorker > 0 {
-		workers = min(workers, n/minPerWorker)
-	}
+	workers := min(runtime.GOMAXPROCS(0), n/max(minPerWorker, 1))
 	if workers <= 1 {
 		for i := range n {
 			f(i)

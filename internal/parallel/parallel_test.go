@@ -11,7 +11,7 @@ import (
 // goroutine or several.
 func TestEachVisitsEveryIndexOnce(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	for _, tc := range []struct{ n, min int }{{0, 1}, {1, 1}, {7, 64}, {1000, 64}, {1001, 1}, {5, 0}} {
+	for _, tc := range []struct{ n, min int }{{0, 1}, {0, 0}, {1, 1}, {3, 0}, {7, 64}, {1000, 64}, {1001, 1}, {5, 0}} {
 		counts := make([]atomic.Int32, tc.n)
 		Each(tc.n, tc.min, func(i int) { counts[i].Add(1) })
 		for i := range counts {
