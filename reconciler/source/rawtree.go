@@ -71,26 +71,24 @@ func rawEntryDir(data []byte, name string) (plumbing.Hash, error) {
 // them.
 func spliceRawTree(data []byte, name string, sub plumbing.Hash) ([]byte, error) {
 	out := make([]byte, 0, len(data)+len(name)+8+len(sub))
-	put := func(mode filemode.FileMode, name []byte, h plumbing.Hash) {
-		out = gitfs.AppendRawEntry(out, mode, name, h)
-	}
 	placed := sub.IsZero()
+	key := []byte(name)
 	err := gitfs.EachRawEntry(data, func(e gitfs.RawTreeEntry) bool {
 		if string(e.Name) == name {
 			return true
 		}
-		if !placed && gitfs.CompareRawNames(e.Name, e.IsDir(), []byte(name), true) > 0 {
-			put(filemode.Dir, []byte(name), sub)
+		if !placed && gitfs.CompareRawNames(e.Name, e.IsDir(), key, true) > 0 {
+			out = gitfs.AppendRawEntry(out, filemode.Dir, name, sub)
 			placed = true
 		}
-		put(e.Mode, e.Name, e.Hash)
+		out = gitfs.AppendRawEntry(out, e.Mode, e.Name, e.Hash)
 		return true
 	})
 	if err != nil {
 		return nil, err
 	}
 	if !placed {
-		put(filemode.Dir, []byte(name), sub)
+		out = gitfs.AppendRawEntry(out, filemode.Dir, name, sub)
 	}
 	return out, nil
 }
