@@ -12,14 +12,17 @@ import (
 // that walks a typed value itself instead of building the map Convert
 // gives (internal/yamlenc's AppendTyped).
 type Key struct {
-	Name string
 	// index leads from the struct to the field through the structs
-	// inlined on the way.
-	index               []int
-	omitEmpty, omitZero bool
-	// Facts are those of the field's type.
-	Facts Facts
+	// inlined on the way; f is how the field is written.
+	index []int
+	f     field
 }
+
+// Name is the key.
+func (k *Key) Name() string { return k.f.name }
+
+// Facts are those of the type of the key's field.
+func (k *Key) Facts() Facts { return k.f.info.facts() }
 
 // Field returns the field of v, a struct of the type Keys was given, that
 // holds the key's value.
@@ -27,9 +30,7 @@ func (k *Key) Field(v reflect.Value) reflect.Value { return v.FieldByIndex(k.ind
 
 // Omitted reports whether the key is left out for the field value fv, by
 // omitempty or omitzero.
-func (k *Key) Omitted(fv reflect.Value) bool {
-	return k.omitEmpty && isEmpty(fv) || k.omitZero && isZero(fv)
-}
+func (k *Key) Omitted(fv reflect.Value) bool { return k.f.omitted(fv) }
 
 // keyLists caches Keys: reflect.Type -> keyList.
 var keyLists sync.Map
@@ -40,8 +41,8 @@ type keyList struct {
 }
 
 // Keys returns the keys of the object a value of struct type t converts
-// to (shared: the caller must not modify them), sorted bytewise as the map's keys are written, with the fields of
-// inlined structs in place. ok is false when the keys depend on the
+// to (shared: the caller must not modify them), sorted bytewise as the
+// map's keys are written, with the fields of inlined structs in place. ok is false when the keys depend on the
 // value: a struct inlined through a pointer, which may be nil, or two
 // fields that write the same key (the later one wins in the map). Such a
 // value goes through Convert.
@@ -52,9 +53,9 @@ func Keys(t reflect.Type) (keys []Key, ok bool) {
 	}
 	var l keyList
 	l.ok = flatKeys(t, nil, &l.keys)
-	slices.SortStableFunc(l.keys, func(a, b Key) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(l.keys, func(a, b Key) int { return strings.Compare(a.f.name, b.f.name) })
 	for i := 1; l.ok && i < len(l.keys); i++ {
-		l.ok = l.keys[i].Name != l.keys[i-1].Name
+		l.ok = l.keys[i].f.name != l.keys[i-1].f.name
 	}
 	if !l.ok {
 		l.keys = nil
@@ -81,7 +82,7 @@ func flatKeys(t reflect.Type, index []int, keys *[]Key) bool {
 				continue
 			}
 		}
-		*keys = append(*keys, Key{Name: f.name, index: at, omitEmpty: f.omitEmpty, omitZero: f.omitZero, Facts: FactsOf(t.Field(f.index).Type)})
+		*keys = append(*keys, Key{index: at, f: f})
 	}
 	return true
 }
@@ -99,8 +100,9 @@ type Facts struct {
 }
 
 // FactsOf returns the facts of type t.
-func FactsOf(t reflect.Type) Facts {
-	i := infoOf(t)
+func FactsOf(t reflect.Type) Facts { return infoOf(t).facts() }
+
+func (i typeInfo) facts() Facts {
 	// A named pointer to time.Time has no methods: Convert writes it as
 	// the struct it points at.
 	return Facts{Time: i.time && i.marshaler, Marshals: i.marshaler || i.ptrMarshaler}

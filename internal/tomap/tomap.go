@@ -183,6 +183,12 @@ type field struct {
 	info typeInfo
 }
 
+// omitted reports whether the field is left out for its value fv, by
+// omitempty or omitzero.
+func (f *field) omitted(fv reflect.Value) bool {
+	return f.omitEmpty && isEmpty(fv) || f.omitZero && isZero(fv)
+}
+
 var layouts sync.Map // reflect.Type -> []field
 
 func layout(t reflect.Type) []field {
@@ -235,7 +241,7 @@ func structInto(m map[string]any, v reflect.Value, skip string) error {
 				continue
 			}
 		}
-		if f.omitEmpty && isEmpty(fv) || f.omitZero && isZero(fv) {
+		if f.omitted(fv) {
 			continue
 		}
 		var e any

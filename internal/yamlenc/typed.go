@@ -122,12 +122,12 @@ func (e *encoder) object(v reflect.Value, col int, ctx context, depth int) error
 			inner, first = e.open(col, ctx, true)
 			opened = true
 		}
-		if err := e.key(k.Name, inner, first); err != nil {
-			return withKey(err, k.Name)
+		if err := e.key(k.Name(), inner, first); err != nil {
+			return withKey(err, k.Name())
 		}
 		first = false
-		if err := e.typed(fv, k.Facts, inner, ctxMapValue, depth+1); err != nil {
-			return withKey(err, k.Name)
+		if err := e.typed(fv, k.Facts(), inner, ctxMapValue, depth+1); err != nil {
+			return withKey(err, k.Name())
 		}
 	}
 	if !opened {

@@ -87,8 +87,8 @@ func fill(rng *rand.Rand, v reflect.Value, depth int) {
 	}
 }
 
-// Item is a struct an interface field may hold.
-type Item struct {
+// item is a struct an interface field may hold.
+type item struct {
 	Name  string `json:"name"`
 	Count int    `json:"count,omitempty"`
 }
@@ -107,7 +107,7 @@ func anyValue(rng *rand.Rand) any {
 	case 3:
 		return map[string]any{w: 1.5}
 	case 4:
-		return Item{Name: w, Count: rng.IntN(3)}
+		return item{Name: w, Count: rng.IntN(3)}
 	}
-	return &Item{Name: w}
+	return &item{Name: w}
 }
