@@ -101,7 +101,11 @@ func builtinPolicy(t *testing.T) *policy.Engine {
 // does before it checks and applies.
 func indexLoad(t *testing.T, l *Loop, fsys fs.FS, w *work) *loadResult {
 	t.Helper()
-	res, err := l.load(context.Background(), fsys, w)
+	run, err := l.o.policy.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := l.load(context.Background(), fsys, w, run)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/siteops/siteops/internal/parallel"
+	"github.com/siteops/siteops/policy"
 	"github.com/siteops/siteops/render"
 	"github.com/siteops/siteops/sites"
 )
@@ -19,10 +21,12 @@ import (
 type loaded struct {
 	site *sites.Site
 	rec  *record
-	// bundle is the rendered bundle: complete when full is set, else cut
-	// down to what the policies read (nil when it did not render).
+	// bundle is the rendered bundle, kept when the site is to be applied
+	// and the pass's budget allows (full is then set); check is what the
+	// policies found of the site that rendered (nil when it did not).
 	bundle *render.Bundle
 	full   bool
+	check  *policy.SiteCheck
 	hash   string
 	// problems are the render problems, until they join the pass's.
 	problems sites.Problems
@@ -33,13 +37,12 @@ type loaded struct {
 // a site applied keeps its whole bundle, or its definition to render it
 // again; any other keeps nothing.
 func (lo *loaded) release(apply bool) {
+	lo.check = nil
 	switch {
 	case !apply:
 		lo.site, lo.bundle = nil, nil
 	case lo.full:
 		lo.site = nil
-	default:
-		lo.bundle = nil // cut down for the policies: the apply renders the site again
 	}
 }
 
@@ -59,6 +62,10 @@ type loader struct {
 	l    *Loop
 	fsys fs.FS
 	r    *render.Renderer
+	// run checks each site as it renders, on pool: what a pass holds of
+	// a site until it is decided is its check, not its rendered objects.
+	run  *policy.Run
+	pool *parallel.Pool
 	res  *loadResult
 	seen map[string]bool
 	kept atomic.Int64
@@ -74,11 +81,13 @@ func (ld *loader) cover(names []string) {
 	}
 }
 
-// load reads what w asks for from fsys and renders it.
-func (l *Loop) load(ctx context.Context, fsys fs.FS, w *work) (*loadResult, error) {
-	ld := &loader{l: l, fsys: fsys, r: render.New(l.o.renderOpts...), seen: map[string]bool{},
+// load reads what w asks for from fsys, renders it and evaluates the
+// rules that read one site with run.
+func (l *Loop) load(ctx context.Context, fsys fs.FS, w *work, run *policy.Run) (*loadResult, error) {
+	ld := &loader{l: l, fsys: fsys, r: render.New(l.o.renderOpts...), run: run, pool: parallel.NewPool(), seen: map[string]bool{},
 		res:    &loadResult{covered: map[string]bool{}, reads: map[string]map[string]struct{}{}},
 		byUnit: map[string][]string{}, byGenerated: map[string][]string{}}
+	defer ld.pool.Close()
 	if w.full {
 		u := findUnits(fsys)
 		w.files, w.kustomizations, w.generated = map[string]bool{}, map[string]bool{}, nil
@@ -273,38 +282,28 @@ func (ld *loader) stream(ctx context.Context, fsys fs.FS, paths []string, origin
 	}, ld.l.o.loadOpts...)
 }
 
-// render renders one site on a loader worker. The bundle is kept whole
-// when it must be applied (its hash changed), up to the pass's budget;
-// otherwise it is cut down to what the policies read.
+// render renders one site and checks it, on the loader's pool. The bundle
+// is kept whole when it must be applied (its hash changed), up to the
+// pass's budget; otherwise the apply renders the site again.
 func (ld *loader) render(s *sites.Site) *loaded {
-	b, problems := ld.r.Render(s)
-	lo := &loaded{site: s, problems: problems}
-	if b == nil {
-		return lo
-	}
-	h, err := b.Hash()
-	if err != nil {
-		lo.problems = append(lo.problems, s.Problem(s.FieldPath(""), "hash the rendered resources: %v", err))
-		return lo
-	}
-	lo.hash = h
-	if prev := ld.l.ix.sites[s.Name]; (prev == nil || prev.hash != h) && ld.kept.Add(1) <= int64(ld.l.o.maxKept) {
-		lo.bundle, lo.full = b, true
-		return lo
-	}
-	lo.bundle = ld.l.forPolicy(b)
-	return lo
-}
-
-// forPolicy cuts a bundle down to what the policies read.
-func (l *Loop) forPolicy(b *render.Bundle) *render.Bundle {
-	cut := &render.Bundle{Site: b.Site, Suppressed: b.Suppressed}
-	for _, o := range b.Objects {
-		if l.o.policy.Reads(o) {
-			cut.Objects = append(cut.Objects, o)
+	lo := &loaded{site: s}
+	ld.pool.Do(func() {
+		b, problems := ld.r.Render(s)
+		lo.problems = problems
+		if b == nil {
+			return
 		}
-	}
-	return cut
+		h, err := b.Hash()
+		if err != nil {
+			lo.problems = append(lo.problems, s.Problem(s.FieldPath(""), "hash the rendered resources: %v", err))
+			return
+		}
+		lo.hash, lo.check = h, ld.run.Evaluate(s, b)
+		if prev := ld.l.ix.sites[s.Name]; (prev == nil || prev.hash != h) && ld.kept.Add(1) <= int64(ld.l.o.maxKept) {
+			lo.bundle, lo.full = b, true
+		}
+	})
+	return lo
 }
 
 func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

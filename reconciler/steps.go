@@ -11,8 +11,6 @@ import (
 	"github.com/siteops/siteops/policy"
 	"github.com/siteops/siteops/policy/report"
 	"github.com/siteops/siteops/reconciler/source"
-	"github.com/siteops/siteops/render"
-	"github.com/siteops/siteops/sites"
 )
 
 // A pass over a new revision runs passSteps in order, each a function of
@@ -29,7 +27,9 @@ type pass struct {
 	snap source.Snapshot
 	rev  string
 	w    *work
+	// run is the policy check of the pass, which the load step feeds;
 	// res is what the load step read; accepted the sites it keeps.
+	run      *policy.Run
 	res      *loadResult
 	accepted []*loaded
 	// byName routes the check's findings to the sites; orphanFindings
@@ -82,10 +82,15 @@ func (l *Loop) apply(ctx context.Context, snap source.Snapshot, w *work, steps *
 	return p.touched, nil
 }
 
-// stepLoad loads and renders what the pass asks for.
+// stepLoad loads and renders what the pass asks for, and evaluates the
+// rules that read one site as each site renders.
 func (l *Loop) stepLoad(ctx context.Context, p *pass) error {
-	res, err := l.load(ctx, p.snap.FS, p.w)
-	p.res = res
+	run, err := l.o.policy.Start(ctx, policy.WithFacts(l.facts))
+	if err != nil {
+		return fmt.Errorf("check policies: %w", err)
+	}
+	p.run = run
+	p.res, err = l.load(ctx, p.snap.FS, p.w, run)
 	return err
 }
 
@@ -107,18 +112,17 @@ func (l *Loop) stepDedupe(_ context.Context, p *pass) error {
 	return nil
 }
 
-// stepCheck evaluates the policies on the sites that rendered, holding
-// them to the fleet-wide rules against every site the loop knows.
+// stepCheck finishes the policy check of the sites that rendered and were
+// kept, holding them to the fleet-wide rules against every site the loop
+// knows.
 func (l *Loop) stepCheck(ctx context.Context, p *pass) error {
-	fleet := &sites.Fleet{Problems: p.res.problems}
-	bundles := make(map[string]*render.Bundle, len(p.accepted))
 	for _, lo := range p.accepted {
-		if lo.bundle != nil {
-			fleet.Sites = append(fleet.Sites, lo.site)
-			bundles[lo.site.Name] = lo.bundle
+		if lo.check != nil {
+			p.run.Add(lo.check)
 		}
 	}
-	rep, err := l.o.policy.Check(ctx, fleet, bundles, policy.WithFacts(l.facts))
+	p.run.AddProblems(p.res.problems)
+	rep, err := p.run.Finish()
 	if err != nil {
 		return fmt.Errorf("check policies: %w", err)
 	}
@@ -154,7 +158,7 @@ func (l *Loop) stepDecide(ctx context.Context, p *pass) error {
 		r.observed, r.findings = rev, p.byName[name]
 		apply := false
 		switch deny := denies(r.findings); {
-		case lo.bundle == nil:
+		case lo.check == nil:
 			r.block(engine.PhaseInvalid, engine.ReasonRenderFailed, blockedMessage(rev, "the site does not render", r.findings, r.kept()))
 		case len(deny) > 0:
 			r.block(engine.PhasePolicyFailed, engine.ReasonPolicyDenied, blockedMessage(rev, fmt.Sprintf("%d deny finding(s) block it", len(deny)), deny, r.kept()))

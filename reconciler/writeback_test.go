@@ -10,6 +10,7 @@ import (
 
 	"github.com/siteops/siteops/engine/sim"
 	"github.com/siteops/siteops/hack/fleetgen/gen"
+	"github.com/siteops/siteops/policy"
 	"github.com/siteops/siteops/reconciler/status"
 	"github.com/siteops/siteops/render"
 	"github.com/siteops/siteops/sites"
@@ -73,8 +74,11 @@ func writtenMismatch(t *testing.T, l *Loop, statusDir string) string {
 	return ""
 }
 
+// Once decided, a site keeps what its apply needs: its whole bundle, or
+// its definition to render it again when the pass did not keep the
+// bundle; its policy check is dropped either way.
 func TestADecidedSiteKeepsOnlyWhatItsApplyNeeds(t *testing.T) {
-	site, full, cut := &sites.Site{Name: "a"}, &render.Bundle{}, &render.Bundle{}
+	site, full := &sites.Site{Name: "a"}, &render.Bundle{}
 	for _, tc := range []struct {
 		name        string
 		full, apply bool
@@ -82,12 +86,12 @@ func TestADecidedSiteKeepsOnlyWhatItsApplyNeeds(t *testing.T) {
 		wantBundle  *render.Bundle
 	}{
 		{"applied, bundle kept whole", true, true, false, full},
-		{"applied, bundle cut for the policies", false, true, true, nil},
+		{"applied, bundle not kept", false, true, true, nil},
 		{"not applied, bundle kept whole", true, false, false, nil},
-		{"not applied, bundle cut", false, false, false, nil},
+		{"not applied, bundle not kept", false, false, false, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			lo := &loaded{site: site, bundle: cut, full: tc.full}
+			lo := &loaded{site: site, check: &policy.SiteCheck{}, full: tc.full}
 			if tc.full {
 				lo.bundle = full
 			}
@@ -97,6 +101,9 @@ func TestADecidedSiteKeepsOnlyWhatItsApplyNeeds(t *testing.T) {
 			}
 			if lo.bundle != tc.wantBundle {
 				t.Errorf("bundle = %p, want %p", lo.bundle, tc.wantBundle)
+			}
+			if lo.check != nil {
+				t.Error("the policy check is kept after the decision")
 			}
 		})
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/siteops/siteops/engine/hub"
+	"github.com/siteops/siteops/internal/parallel"
 	"github.com/siteops/siteops/policy"
 	findings "github.com/siteops/siteops/policy/report"
 	"github.com/siteops/siteops/reconciler/status"
@@ -203,28 +204,21 @@ func streamCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths [
 	// Rendering and evaluating run on long-lived goroutines: sites.Stream
 	// decodes each file on a goroutine of its own, whose stack would grow
 	// anew for every site to the depth the evaluator recurses to.
-	jobs := make(chan func())
-	defer close(jobs)
-	for range runtime.GOMAXPROCS(0) {
-		go func() {
-			for job := range jobs {
-				job()
-			}
-		}()
-	}
+	pool := parallel.NewPool()
+	defer pool.Close()
 	work := func(s *sites.Site) any {
-		done := make(chan checked, 1)
-		jobs <- func() {
+		var c checked
+		pool.Do(func() {
 			b, problems := r.Render(s)
 			if b == nil {
-				done <- checked{problems: problems}
+				c = checked{problems: problems}
 				return
 			}
 			problems = append(problems, dryRunProblems(ctx, dry, s, b)...)
 			problems = append(problems, render.DeprecatedFields(s)...)
-			done <- checked{run.Evaluate(s, b), problems}
-		}
-		return <-done
+			c = checked{run.Evaluate(s, b), problems}
+		})
+		return c
 	}
 	err = sites.Stream(ctx, fsys, paths, work, func(it sites.Item) error {
 		run.AddProblems(it.Problems)
