@@ -1,8 +1,11 @@
 package source
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +28,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 
 	"github.com/siteops/siteops/internal/redact"
+	"github.com/siteops/siteops/internal/safefs"
 )
 
 // WriteStatus commits, on top of the status branch's tip, a status
@@ -176,12 +180,13 @@ type statusCommit struct {
 	// pack holds the objects the remote lacks: the commit, the trees it
 	// changed and the status files that differ from the parent's; some
 	// as deltas on objects the remote holds. objs are the same objects
-	// whole, and local a pack of them to store when there are many.
+	// whole; when there are many, the clone stores them as a pack of its
+	// own. local is that pack when it is the one pushed, with its index.
 	pack, local []byte
-	// localIndex is local's index.
-	localIndex *idxfile.MemoryIndex
-	objs       []*rawObject
-	deltas     int
+	localIndex  *idxfile.MemoryIndex
+	objs        []*rawObject
+	many        bool
+	deltas      int
 	// sent is the size of the pack sent (0: go-git's push sent it).
 	sent int
 	// stored receives the result of storing the commit in the clone.
@@ -193,18 +198,21 @@ type statusCommit struct {
 // readers of the clone wait only for the storage to look at its packs
 // again.
 func (g *Git) storeCommit(c *statusCommit) error {
-	packed := c.local != nil && c.localIndex != nil
-	if packed {
-		if err := writePackFiles(g.objectsDir(), c.local, c.localIndex); err != nil {
+	if c.many {
+		fill := packFill(c.objs)
+		if c.local != nil {
+			fill = bytesFill(c.local, c.localIndex)
+		}
+		if err := writePackFiles(g.objectsDir(), fill); err != nil {
 			return fmt.Errorf("store the status files: %w", err)
 		}
 	}
 	return g.repo.Locked(func(r *git.Repository) error {
-		if packed {
+		if c.many {
 			// Every index is read again at the next lookup: one more
 			// after a commit of many objects, which are few.
 			g.storage.Reindex()
-		} else if err := storeObjects(r.Storer, g.objectsDir(), c); err != nil {
+		} else if err := storeObjects(g.objectsDir(), c); err != nil {
 			return fmt.Errorf("store the status files: %w", err)
 		}
 		return r.Storer.SetReference(plumbing.NewHashReference(statusRef, c.hash))
@@ -254,24 +262,16 @@ func (g *Git) statusCommit(r *git.Repository, base plumbing.Hash, files *StatusF
 	// The clone stores many objects as a pack, with the index made as it
 	// is written; the pack must hold them whole: the clone does not hold
 	// the bases of deltas in itself. Without bases the pack pushed is
-	// that pack.
+	// that pack; with some, storeCommit writes the clone's to its file.
 	many := len(set.objs) >= packThreshold
 	var ix *idxfile.Writer
 	if many && len(set.bases) == 0 {
 		ix = new(idxfile.Writer)
 	}
 	pack, deltas := packOf(set.objs, set.bases, ix)
-	var local []byte
-	switch {
-	case !many:
-	case ix != nil && deltas == 0:
-		local = pack
-	default:
-		ix = new(idxfile.Writer)
-		local, _ = packOf(set.objs, nil, ix)
-	}
-	c := &statusCommit{hash: commit.hash, status: status, pack: pack, local: local, objs: set.objs, deltas: deltas, stored: make(chan error, 1)}
+	c := &statusCommit{hash: commit.hash, status: status, pack: pack, objs: set.objs, many: many, deltas: deltas, stored: make(chan error, 1)}
 	if ix != nil {
+		c.local = pack
 		if c.localIndex, err = ix.Index(); err != nil {
 			return nil, err
 		}
@@ -460,23 +460,11 @@ func (s *objectSet) has(h plumbing.Hash) bool { return s.seen[h] }
 // as a pack file rather than loose objects.
 const packThreshold = 64
 
-// storeObjects stores the objects of c in the clone: its pack when there
-// are many (see writePackFiles for a pack with its index), else one loose
-// object each, written under objectsDir as Git writes them but
-// compressed for speed (a status README of a large fleet is megabytes,
-// and changes at most writes).
-func storeObjects(s storer.EncodedObjectStorer, objectsDir string, c *statusCommit) error {
-	if pw, ok := s.(storer.PackfileWriter); ok && c.local != nil {
-		out, err := pw.PackfileWriter()
-		if err != nil {
-			return err
-		}
-		if _, err := out.Write(c.local); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	}
+// storeObjects stores the objects of c in the clone, one loose object
+// each, written under objectsDir as Git writes them but compressed for
+// speed (a status README of a large fleet is megabytes, and changes at
+// most writes). Many objects are stored as a pack instead (storeCommit).
+func storeObjects(objectsDir string, c *statusCommit) error {
 	for _, o := range c.objs {
 		if err := storeLoose(objectsDir, o); err != nil {
 			return err
@@ -485,21 +473,50 @@ func storeObjects(s storer.EncodedObjectStorer, objectsDir string, c *statusComm
 	return nil
 }
 
-// writePackFiles writes a pack siteops made, with the index made as it
-// was written, into the clone's pack directory as Git names them: the
-// index first, so that a reader never finds a pack without one. go-git's
+// writePackFiles writes a pack siteops makes, with the index made as it
+// is written, into the clone's pack directory as Git names them: fill
+// writes the pack and returns its index. The pack goes through a
+// temporary file, so that the clone's copy of a large status commit is
+// never held in memory beside the pack pushed; the index is renamed into
+// place first, so that a reader never finds a pack without one. go-git's
 // own pack writer would read the pack again to index it, inflating and
 // hashing every object: for the first status of a large fleet, a second
 // of CPU beside the push. A pack already there (a push tried again with
 // the same commit) is left as it is: its name is its content's hash.
-func writePackFiles(objectsDir string, pack []byte, index *idxfile.MemoryIndex) error {
-	dir := filepath.Join(objectsDir, "pack")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+func writePackFiles(objectsDir string, fill func(io.Writer) (*idxfile.MemoryIndex, error)) error {
+	if err := os.MkdirAll(filepath.Join(objectsDir, "pack"), 0o755); err != nil {
 		return err
 	}
-	base := filepath.Join(dir, "pack-"+plumbing.Hash(index.PackfileChecksum).String())
-	if _, err := os.Stat(base + ".pack"); err == nil {
-		if _, err := os.Stat(base + ".idx"); err == nil {
+	dir, err := os.OpenRoot(filepath.Join(objectsDir, "pack"))
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	tmp := ".siteops-pack-" + hex.EncodeToString(rnd[:])
+	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	defer dir.Remove(tmp) // nothing is left to remove once it is renamed
+	w := bufio.NewWriterSize(f, 1<<20)
+	index, err := fill(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	base := "pack-" + plumbing.Hash(index.PackfileChecksum).String()
+	if _, err := dir.Stat(base + ".pack"); err == nil {
+		if _, err := dir.Stat(base + ".idx"); err == nil {
 			return nil
 		}
 	}
@@ -507,10 +524,29 @@ func writePackFiles(objectsDir string, pack []byte, index *idxfile.MemoryIndex) 
 	if _, err := idxfile.NewEncoder(&idx).Encode(index); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(base+".idx", idx.Bytes()); err != nil {
+	if err := safefs.WriteAtomic(dir, base+".idx", idx.Bytes()); err != nil {
 		return err
 	}
-	return writeFileAtomic(base+".pack", pack)
+	return dir.Rename(tmp, base+".pack")
+}
+
+// packFill writes objs whole as a pack for writePackFiles, compressing
+// them as it goes.
+func packFill(objs []*rawObject) func(io.Writer) (*idxfile.MemoryIndex, error) {
+	return func(w io.Writer) (*idxfile.MemoryIndex, error) {
+		ix := new(idxfile.Writer)
+		writePack(w, objs, nil, ix)
+		return ix.Index()
+	}
+}
+
+// bytesFill writes a pack made already, with its index, for
+// writePackFiles.
+func bytesFill(pack []byte, index *idxfile.MemoryIndex) func(io.Writer) (*idxfile.MemoryIndex, error) {
+	return func(w io.Writer) (*idxfile.MemoryIndex, error) {
+		_, err := w.Write(pack)
+		return index, err
+	}
 }
 
 // storeLoose writes o as a loose object under objectsDir, unless it is

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -91,14 +92,26 @@ func TestPackOverChunks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo := t.TempDir()
-	gittest.Git(t, repo, "init", "-q", "--bare")
-	objects := filepath.Join(repo, "objects")
-	if err := writePackFiles(objects, whole, index); err != nil {
-		t.Fatal(err)
+	// The pack stored from memory and the one written as it is
+	// compressed are the same file.
+	for name, fill := range map[string]func(io.Writer) (*idxfile.MemoryIndex, error){
+		"from memory": bytesFill(whole, index), "compressed into the file": packFill(objs),
+	} {
+		repo := t.TempDir()
+		gittest.Git(t, repo, "init", "-q", "--bare")
+		objects := filepath.Join(repo, "objects")
+		if err := writePackFiles(objects, fill); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		base := filepath.Join(objects, "pack", "pack-"+plumbing.Hash(index.PackfileChecksum).String())
+		gittest.Git(t, repo, "verify-pack", base+".idx")
+		if got, err := os.ReadFile(base + ".pack"); err != nil || !bytes.Equal(got, whole) {
+			t.Errorf("%s: the pack stored differs from the one made in memory (%v)", name, err)
+		}
+		if left, _ := filepath.Glob(filepath.Join(objects, "pack", ".siteops-*")); len(left) > 0 {
+			t.Errorf("%s: temporary files left: %v", name, left)
+		}
 	}
-	idx := filepath.Join(objects, "pack", "pack-"+plumbing.Hash(index.PackfileChecksum).String()+".idx")
-	gittest.Git(t, repo, "verify-pack", idx)
 	if n, _ := index.Count(); n != int64(len(objs)) {
 		t.Errorf("the index holds %d objects, want %d", n, len(objs))
 	}

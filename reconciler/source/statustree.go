@@ -6,6 +6,7 @@ import (
 	"crypto/sha1"
 	"encoding/binary"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 	"slices"
@@ -329,21 +330,22 @@ func putZlib(zw *zlib.Writer) {
 	zlibWriters.Put(zw)
 }
 
-// writePack appends objs to b as a pack file (version 2): an object with
+// writePack writes objs to w as a pack file (version 2): an object with
 // a base in bases as a delta on it when that is much smaller (a thin
 // pack, for a remote that holds the bases). It returns the number of
 // deltas written. Entries are compressed on every core, packChunk at a
 // time, and written in order: the first status of a large fleet is tens
 // of thousands of objects, and compressing them is most of building its
 // commit. With ix set, it also adds every object to ix, for the pack's
-// index.
-func writePack(b *bytes.Buffer, objs []*rawObject, bases map[plumbing.Hash]*rawObject, ix *idxfile.Writer) int {
-	start := b.Len()
+// index. w keeps its errors: a bytes.Buffer has none, and a bufio.Writer
+// returns the first from Flush.
+func writePack(w io.Writer, objs []*rawObject, bases map[plumbing.Hash]*rawObject, ix *idxfile.Writer) int {
+	out := &packOut{w: w, sum: sha1.New()}
 	var hdr [12]byte
 	copy(hdr[:], "PACK")
 	binary.BigEndian.PutUint32(hdr[4:], 2)
 	binary.BigEndian.PutUint32(hdr[8:], uint32(len(objs)))
-	b.Write(hdr[:])
+	out.write(hdr[:])
 	if ix != nil {
 		ix.OnHeader(uint32(len(objs)))
 	}
@@ -359,17 +361,32 @@ func writePack(b *bytes.Buffer, objs []*rawObject, bases map[plumbing.Hash]*rawO
 				deltas++
 			}
 			if ix != nil {
-				ix.Add(chunk[i].hash, uint64(b.Len()-start), crc32.ChecksumIEEE(e.data))
+				ix.Add(chunk[i].hash, out.n, crc32.ChecksumIEEE(e.data))
 			}
-			b.Write(e.data)
+			out.write(e.data)
 		}
 	}
-	sum := sha1.Sum(b.Bytes()[start:])
+	var sum plumbing.Hash
+	out.sum.Sum(sum[:0])
 	if ix != nil {
-		ix.OnFooter(plumbing.Hash(sum))
+		ix.OnFooter(sum)
 	}
-	b.Write(sum[:])
+	w.Write(sum[:])
 	return deltas
+}
+
+// packOut is where writePack writes: the pack's writer, the running
+// checksum of what was written and its length.
+type packOut struct {
+	w   io.Writer
+	sum hash.Hash
+	n   uint64
+}
+
+func (o *packOut) write(p []byte) {
+	o.w.Write(p)
+	o.sum.Write(p)
+	o.n += uint64(len(p))
 }
 
 // packChunk is how many entries writePack compresses before writing
