@@ -120,8 +120,7 @@ func (b *builder) readFile(p string) ([]byte, error) {
 
 func (b *builder) fileHash(p string) ([32]byte, error) {
 	return b.hashes.get(p, func(p string) ([32]byte, error) {
-		// Read without keeping: hashing every SiteConfig generator of a
-		// large fleet must not hold the fleet's text in memory.
+		// Read without keeping: a file hashed need not be held.
 		data, err := readLimited(b.fsys, p, b.o.maxFileSize)
 		if err != nil {
 			return [32]byte{}, err

@@ -3,6 +3,8 @@ package kustomize
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -381,6 +383,60 @@ func TestCache(t *testing.T) {
 	}
 	if n := krustyRuns.Load() + nativeRuns.Load() - before; n != 0 {
 		t.Errorf("cached builds built %d overlays, want 0", n)
+	}
+}
+
+// A SiteConfig generator is keyed in the cache by its path: editing it
+// does not build the kustomization again, while a file that stops being a
+// SiteConfig changes what is built.
+func TestCacheKeysSiteConfigsByPath(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"fleet/kustomization.yaml": kust("generators:\n- site-a.yaml\nresources:\n- ns.yaml\nnamePrefix: x-\n"),
+		"fleet/site-a.yaml":        siteConfig("site-a"),
+		"fleet/ns.yaml":            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ztp\n",
+	})
+	fsys, c := rootFS(t, dir), NewCache()
+	runs := func() int64 { return krustyRuns.Load() + nativeRuns.Load() }
+	before := runs()
+	first, err := Build(context.Background(), fsys, "fleet", WithCache(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs() == before {
+		t.Fatal("the first build built nothing")
+	}
+	write := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "fleet", "site-a.yaml"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(siteConfig("site-b"))
+	before = runs()
+	again, err := Build(context.Background(), fsys, "fleet", WithCache(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs() != before {
+		t.Error("an edited SiteConfig built the kustomization again, want the cached result")
+	}
+	if !reflect.DeepEqual(again.SiteConfigGenerators, first.SiteConfigGenerators) {
+		t.Errorf("generators = %v, want %v", again.SiteConfigGenerators, first.SiteConfigGenerators)
+	}
+	write("apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata:\n  name: made\nliterals:\n- a=b\n")
+	changed, err := Build(context.Background(), fsys, "fleet", WithCache(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changed.SiteConfigGenerators) != 0 {
+		t.Errorf("generators = %v, want none once the file is a ConfigMapGenerator", changed.SiteConfigGenerators)
+	}
+	found := false
+	for _, d := range changed.Documents {
+		found = found || d.Kind == "ConfigMap"
+	}
+	if !found {
+		t.Errorf("documents = %v, want the generated ConfigMap", changed.Documents)
 	}
 }
 

@@ -981,11 +981,17 @@ func (b *builder) contentKey(kd *kdir) ([32]byte, error) {
 			case e.isDir():
 				fmt.Fprintf(h, "\x00dir\x00%s\x00", e.path)
 				h.Write(e.sub.key[:])
+			case len(e.siteConfigs) > 0:
+				// A SiteConfig file: below.
 			case e.path != "":
 				file(e.path)
 			}
+			// A SiteConfig is set aside, not built: the build gives its
+			// path alone, so its path is all the key needs. Reading and
+			// hashing every one again would cost a fleet of them a second
+			// read of each file before anything is decoded.
 			for _, f := range e.siteConfigs {
-				file(f)
+				fmt.Fprintf(h, "\x00siteconfig\x00%s", f)
 			}
 		}
 	}
