@@ -3,6 +3,7 @@ package kustomize
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -437,6 +438,35 @@ func TestCacheKeysSiteConfigsByPath(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("documents = %v, want the generated ConfigMap", changed.Documents)
+	}
+}
+
+// A long generators list is probed on every core and checked in list
+// order: the generators come out in that order, and of two bad entries
+// the first is the one reported.
+func TestManyGeneratorsCheckedInOrder(t *testing.T) {
+	files := map[string]string{}
+	var list strings.Builder
+	var want []Generator
+	for i := range 3 * probePluginsMin {
+		name := fmt.Sprintf("site-%03d.yaml", i)
+		files["fleet/"+name] = siteConfig(fmt.Sprintf("site-%03d", i))
+		fmt.Fprintf(&list, "- %s\n", name)
+		want = append(want, Generator{File: "fleet/" + name, Kustomization: "fleet/kustomization.yaml"})
+	}
+	files["fleet/kustomization.yaml"] = kust("generators:\n" + list.String())
+	r := mustBuild(t, files, "fleet")
+	if !reflect.DeepEqual(r.SiteConfigGenerators, want) {
+		t.Errorf("generators = %v\nwant %v", r.SiteConfigGenerators, want)
+	}
+
+	delete(files, "fleet/site-100.yaml")
+	delete(files, "fleet/site-150.yaml")
+	_, err := build(t, files, "fleet")
+	// apiVersion, kind and generators come first: entry 100 is on line
+	// 104.
+	if err == nil || !strings.Contains(err.Error(), "site-100.yaml") || !strings.Contains(err.Error(), "kustomization.yaml:104") {
+		t.Errorf("error = %v, want the first missing entry, site-100.yaml at line 104", err)
 	}
 }
 

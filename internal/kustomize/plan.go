@@ -16,6 +16,8 @@ import (
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
+
+	"github.com/siteops/siteops/internal/parallel"
 )
 
 // Before anything is built, every kustomization a build can reach is read
@@ -405,8 +407,9 @@ func (b *builder) checkFields(kd *kdir, chain []string) error {
 		name    string
 		entries []string
 	}{{"generators", k.Generators}, {"transformers", k.Transformers}, {"validators", k.Validators}} {
+		probes := b.probePlugins(kd, f.name, f.entries)
 		for i, raw := range f.entries {
-			e, err := b.pluginEntry(kd, f.name, i, raw, chain)
+			e, err := b.pluginEntry(kd, f.name, i, raw, chain, &probes[i])
 			if err != nil {
 				return err
 			}
@@ -531,8 +534,9 @@ func (b *builder) localPath(kd *kdir, field string, line int, raw string) (strin
 
 // locate finds where an entry leads: a remote entry (checked against the
 // options) is marked remote, a local one gets its path inside the root,
-// whose file info is returned.
-func (b *builder) locate(kd *kdir, field string, e *entry) (fs.FileInfo, error) {
+// whose file info is returned. found is where the entry was looked up
+// already (nil: it is looked up now).
+func (b *builder) locate(kd *kdir, field string, e *entry, found *localFile) (fs.FileInfo, error) {
 	if isRemoteBase(e.raw) {
 		if err := b.checkRemoteEntry(kd, field, e.line, e.raw); err != nil {
 			return nil, err
@@ -540,22 +544,43 @@ func (b *builder) locate(kd *kdir, field string, e *entry) (fs.FileInfo, error) 
 		e.remote, kd.remote = true, true
 		return nil, nil
 	}
-	real, err := b.localPath(kd, field, e.line, e.raw)
+	if found == nil {
+		f := b.findLocal(kd, field, e.line, e.raw)
+		found = &f
+	}
+	if found.err != nil {
+		return nil, found.err
+	}
+	e.path = found.real
+	return found.st, nil
+}
+
+// localFile is where a local entry leads: its path inside the root and
+// its file info, or the error that says why it leads nowhere.
+type localFile struct {
+	real string
+	st   fs.FileInfo
+	err  error
+}
+
+// findLocal looks a local entry up. It changes nothing of the plan, so
+// that many entries can be looked up at once.
+func (b *builder) findLocal(kd *kdir, field string, line int, raw string) localFile {
+	real, err := b.localPath(kd, field, line, raw)
 	if err != nil {
-		return nil, err
+		return localFile{err: err}
 	}
 	st, err := fs.Stat(b.fsys, real)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s entry %q: %w", posOf(kd.file, e.line), field, clip(e.raw), explainFSError(real, err))
+		return localFile{err: fmt.Errorf("%s: %s entry %q: %w", posOf(kd.file, line), field, clip(raw), explainFSError(real, err))}
 	}
-	e.path = real
-	return st, nil
+	return localFile{real: real, st: st}
 }
 
 // resourceEntry checks an entry of resources, bases or components.
 func (b *builder) resourceEntry(kd *kdir, field string, i int, raw string, chain []string, dirOnly bool) (*entry, error) {
 	e := &entry{field: field, index: i, raw: raw, line: kd.line(field, i)}
-	st, err := b.locate(kd, field, e)
+	st, err := b.locate(kd, field, e, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -650,18 +675,82 @@ func (b *builder) patchOrInline(kd *kdir, field string, line int, raw string) er
 	return b.fileEntry(kd, field, line, raw)
 }
 
-// pluginEntry checks an entry of generators, transformers or validators.
-// kustomize first tries to read the entry itself as YAML (an inline
-// configuration) and otherwise loads it as a path. Each configuration
-// names a plugin by apiVersion and kind; only kustomize's built-in
-// plugins are allowed, and SiteConfigs under generators are set aside for
-// the caller. It returns nil for an entry that holds nothing.
-func (b *builder) pluginEntry(kd *kdir, field string, i int, raw string, chain []string) (*entry, error) {
-	e := &entry{field: field, index: i, raw: raw, line: kd.line(field, i)}
-	if err := checkAliases(posOf(kd.file, e.line), []byte(raw)); err != nil {
-		return nil, err
+// pluginProbe is the part of checking a plugin entry that changes
+// nothing of the plan: parsing the entry, looking up the file it names and
+// reading a generators file to see whether it is a SiteConfig. A list of
+// thousands of SiteConfig generators is probed on every core, then
+// checked in order (pluginEntry).
+type pluginProbe struct {
+	line int
+	// aliasErr refuses the entry's own text; inline and inlineErr are the
+	// entry read as YAML (an inline configuration when inlineErr is nil).
+	aliasErr  error
+	inline    []*resource.Resource
+	inlineErr error
+	// found is where a local entry leads (nil when not looked up);
+	// siteConfig, when read, whether that file is a SiteConfig, or
+	// readErr why it could not be read.
+	found      *localFile
+	read       bool
+	siteConfig bool
+	readErr    error
+}
+
+// probePluginsMin is the number of entries from which a plugin list is
+// probed on every core.
+const probePluginsMin = 64
+
+// probePlugins probes the entries of one plugin field, on every core for a
+// long list.
+func (b *builder) probePlugins(kd *kdir, field string, entries []string) []pluginProbe {
+	probes := make([]pluginProbe, len(entries))
+	if len(entries) < probePluginsMin {
+		for i, raw := range entries {
+			probes[i] = b.probePlugin(kd, field, i, raw)
+		}
+		return probes
 	}
-	if rs, err := b.rf.SliceFromBytes([]byte(raw)); err == nil {
+	parallel.Each(len(entries), probePluginsMin/4, func(i int) { probes[i] = b.probePlugin(kd, field, i, entries[i]) })
+	return probes
+}
+
+func (b *builder) probePlugin(kd *kdir, field string, i int, raw string) pluginProbe {
+	p := pluginProbe{line: kd.line(field, i)}
+	if p.aliasErr = checkAliases(posOf(kd.file, p.line), []byte(raw)); p.aliasErr != nil {
+		return p
+	}
+	if p.inline, p.inlineErr = b.rf.SliceFromBytes([]byte(raw)); p.inlineErr == nil || isRemoteBase(raw) {
+		return p
+	}
+	found := b.findLocal(kd, field, p.line, raw)
+	p.found = &found
+	if found.err == nil && !found.st.IsDir() && field == "generators" {
+		p.read = true
+		p.siteConfig, p.readErr = b.siteConfigFile(found.real)
+	}
+	return p
+}
+
+// siteConfigFile reports whether a generators file holds SiteConfigs
+// only. A SiteConfig generator is only looked at, never built: the file is
+// read without keeping it, so that a fleet of them costs no memory here.
+func (b *builder) siteConfigFile(f string) (bool, error) {
+	data, err := readLimited(b.fsys, f, b.o.maxFileSize)
+	return err == nil && quickSiteConfig(data), err
+}
+
+// pluginEntry checks an entry of generators, transformers or validators,
+// probed already. kustomize first tries to read the entry itself as YAML
+// (an inline configuration) and otherwise loads it as a path. Each
+// configuration names a plugin by apiVersion and kind; only kustomize's
+// built-in plugins are allowed, and SiteConfigs under generators are set
+// aside for the caller. It returns nil for an entry that holds nothing.
+func (b *builder) pluginEntry(kd *kdir, field string, i int, raw string, chain []string, p *pluginProbe) (*entry, error) {
+	e := &entry{field: field, index: i, raw: raw, line: p.line}
+	if p.aliasErr != nil {
+		return nil, p.aliasErr
+	}
+	if rs := p.inline; p.inlineErr == nil {
 		if len(rs) == 0 {
 			return nil, nil
 		}
@@ -679,7 +768,7 @@ func (b *builder) pluginEntry(kd *kdir, field string, i int, raw string, chain [
 	// A remote plugin configuration cannot be checked beforehand, but
 	// krusty runs with plugins disabled and refuses anything that is not
 	// built in.
-	st, err := b.locate(kd, field, e)
+	st, err := b.locate(kd, field, e, p.found)
 	if err != nil {
 		return nil, err
 	}
@@ -702,17 +791,19 @@ func (b *builder) pluginEntry(kd *kdir, field string, i int, raw string, chain [
 	// Every object in the files is a plugin configuration.
 	var siteConfigs, others int
 	for _, f := range files {
-		// A SiteConfig generator is only looked at, never built: read it
-		// without keeping it, so that a fleet of them costs no memory here.
-		read := b.readFile
-		if field == "generators" {
-			read = func(p string) ([]byte, error) { return readLimited(b.fsys, p, b.o.maxFileSize) }
+		var siteConfig bool
+		switch {
+		case p.read && f == real:
+			siteConfig, err = p.siteConfig, p.readErr
+		case field == "generators":
+			siteConfig, err = b.siteConfigFile(f)
+		default:
+			_, err = b.readFile(f)
 		}
-		data, err := read(f)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s entry %q: %w", posOf(kd.file, e.line), field, clip(raw), err)
 		}
-		if field == "generators" && quickSiteConfig(data) {
+		if siteConfig {
 			e.siteConfigs = append(e.siteConfigs, f)
 			siteConfigs++
 			continue
