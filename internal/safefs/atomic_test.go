@@ -51,3 +51,42 @@ func TestWriteAtomicStaysInsideRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An AtomicFile is seen under its name only once committed, whole; an
+// aborted one leaves nothing behind.
+func TestAtomicFile(t *testing.T) {
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	f, err := CreateAtomic(root, "tmp_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{"one ", "two"} {
+		if _, err := f.Write([]byte(part)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "named")); !os.IsNotExist(err) {
+		t.Fatalf("the file has its name before Commit: %v", err)
+	}
+	if err := f.Commit("named"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "named")); err != nil || string(got) != "one two" {
+		t.Errorf("committed file = %q, %v", got, err)
+	}
+
+	g, err := CreateAtomic(root, "tmp_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Write([]byte("dropped"))
+	g.Abort()
+	if left, _ := filepath.Glob(filepath.Join(dir, "tmp_*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}

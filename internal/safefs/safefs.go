@@ -6,7 +6,8 @@
 // the kernel confines to it), so that nothing outside the fleet root can
 // be reached.
 //
-// It also writes files atomically (WriteFileAtomic, WriteAtomic): through a
+// It also writes files atomically (WriteFileAtomic, WriteAtomic, and
+// AtomicFile for content streamed or named once written): through a
 // synced temporary file renamed into place, so that no reader and no crash
 // sees half a file.
 package safefs

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -261,16 +259,16 @@ func (g *Git) statusCommit(r *git.Repository, base plumbing.Hash, files *StatusF
 	set.add(commit)
 	// The clone stores many objects as a pack, with the index made as it
 	// is written; the pack must hold them whole: the clone does not hold
-	// the bases of deltas in itself. Without bases the pack pushed is
-	// that pack; with some, storeCommit writes the clone's to its file.
+	// the bases of deltas in itself. A pushed pack without deltas is that
+	// pack; else storeCommit compresses the clone's into its file.
 	many := len(set.objs) >= packThreshold
 	var ix *idxfile.Writer
-	if many && len(set.bases) == 0 {
+	if many {
 		ix = new(idxfile.Writer)
 	}
 	pack, deltas := packOf(set.objs, set.bases, ix)
 	c := &statusCommit{hash: commit.hash, status: status, pack: pack, objs: set.objs, many: many, deltas: deltas, stored: make(chan error, 1)}
-	if ix != nil {
+	if many && deltas == 0 {
 		c.local = pack
 		if c.localIndex, err = ix.Index(); err != nil {
 			return nil, err
@@ -492,42 +490,37 @@ func writePackFiles(objectsDir string, fill func(io.Writer) (*idxfile.MemoryInde
 		return err
 	}
 	defer dir.Close()
-	var rnd [8]byte
-	rand.Read(rnd[:])
-	tmp := ".siteops-pack-" + hex.EncodeToString(rnd[:])
-	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	// Git's own temporary name there: a file left by a crash is one git
+	// prune removes.
+	f, err := safefs.CreateAtomic(dir, "tmp_pack_")
 	if err != nil {
 		return err
 	}
-	defer dir.Remove(tmp) // nothing is left to remove once it is renamed
 	w := bufio.NewWriterSize(f, 1<<20)
 	index, err := fill(w)
 	if err == nil {
 		err = w.Flush()
 	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
+		f.Abort()
 		return err
 	}
 	base := "pack-" + plumbing.Hash(index.PackfileChecksum).String()
 	if _, err := dir.Stat(base + ".pack"); err == nil {
 		if _, err := dir.Stat(base + ".idx"); err == nil {
+			f.Abort()
 			return nil
 		}
 	}
 	var idx bytes.Buffer
-	if _, err := idxfile.NewEncoder(&idx).Encode(index); err != nil {
+	if _, err := idxfile.NewEncoder(&idx).Encode(index); err == nil {
+		err = safefs.WriteAtomic(dir, base+".idx", idx.Bytes())
+	}
+	if err != nil {
+		f.Abort()
 		return err
 	}
-	if err := safefs.WriteAtomic(dir, base+".idx", idx.Bytes()); err != nil {
-		return err
-	}
-	return dir.Rename(tmp, base+".pack")
+	return f.Commit(base + ".pack")
 }
 
 // packFill writes objs whole as a pack for writePackFiles, compressing
