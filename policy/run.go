@@ -151,13 +151,17 @@ func (r *Run) AddProblems(ps sites.Problems) {
 // Finish builds the fleet index, evaluates the rules that read it, applies
 // waivers and the change rules, and returns the sorted report. The error
 // is for the run as a whole (a cancelled context, a policy that fails at
-// run time); everything about the sites is a finding.
+// run time); everything about the sites is a finding. A Run is finished
+// once: Finish lets go of the sites added.
 func (r *Run) Finish() (*report.Report, error) {
 	e, ctx := r.e, r.ctx
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// The run lets go of its sites: a caller that keeps the Run (a pass
+	// of the loop, until its status is written) keeps none of them.
 	checked := r.checked
+	r.checked = nil
 	sort.Slice(checked, func(i, j int) bool { return checked[i].name < checked[j].name })
 	names := make([]string, len(checked))
 	errs := make([]error, len(checked))

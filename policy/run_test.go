@@ -55,6 +55,9 @@ func TestRunStreams(t *testing.T) {
 	if rep.Sites != 3 {
 		t.Errorf("report of %d sites, want 3", rep.Sites)
 	}
+	if run.checked != nil {
+		t.Errorf("the finished run still holds %d sites", len(run.checked))
+	}
 }
 
 // TestFleetRules checks which rules wait for the fleet index: those that

@@ -123,6 +123,7 @@ func (l *Loop) stepCheck(ctx context.Context, p *pass) error {
 	}
 	p.run.AddProblems(p.res.problems)
 	rep, err := p.run.Finish()
+	p.run = nil
 	if err != nil {
 		return fmt.Errorf("check policies: %w", err)
 	}
