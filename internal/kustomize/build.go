@@ -130,8 +130,9 @@ func (b *builder) fileHash(p string) ([32]byte, error) {
 }
 
 // Cache keeps build results across Build calls, keyed by the content of
-// everything each build read: a changed file changes the key, so a cached
-// result is never stale. It holds every result it is given; drop it to
+// everything each build read (a SiteConfig generator by its path, all the
+// build gives of it): a changed file changes the key, so a cached result
+// is never stale. It holds every result it is given; drop it to
 // free them. Safe for concurrent use.
 type Cache struct {
 	mu sync.Mutex

@@ -122,7 +122,8 @@
 //     a schema are merged on the nodes by the rules merge2 follows for them
 //     (smmerge.go);
 //   - results are cached by a hash of the content of everything a build
-//     reads, per Build call or across calls with WithCache.
+//     reads (of a SiteConfig generator, which is set aside, its path), per
+//     Build call or across calls with WithCache.
 //
 // Known limitation: kustomize prints its deprecation warnings (for
 // commonLabels, patchesStrategicMerge, ...) to standard error itself.

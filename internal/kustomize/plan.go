@@ -700,8 +700,10 @@ type pluginProbe struct {
 // probed on every core.
 const probePluginsMin = 64
 
-// probePlugins probes the entries of one plugin field, on every core for a
-// long list.
+// probePlugins probes the entries of one plugin field, a long list on as
+// many goroutines as the build's workers (each probe holds one of them:
+// it reads a file of up to the size limit). Every entry is probed, even
+// past one that turns out bad; the check stops at the first.
 func (b *builder) probePlugins(kd *kdir, field string, entries []string) []pluginProbe {
 	probes := make([]pluginProbe, len(entries))
 	if len(entries) < probePluginsMin {
@@ -710,7 +712,11 @@ func (b *builder) probePlugins(kd *kdir, field string, entries []string) []plugi
 		}
 		return probes
 	}
-	parallel.Each(len(entries), probePluginsMin/4, func(i int) { probes[i] = b.probePlugin(kd, field, i, entries[i]) })
+	parallel.Each(len(entries), probePluginsMin/4, func(i int) {
+		b.sem <- struct{}{}
+		probes[i] = b.probePlugin(kd, field, i, entries[i])
+		<-b.sem
+	})
 	return probes
 }
 
@@ -1051,7 +1057,8 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// contentKey hashes everything a build of the tree reads.
+// contentKey hashes everything a build of the tree reads, and the paths
+// of the SiteConfig generators it sets aside.
 func (b *builder) contentKey(kd *kdir) ([32]byte, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "siteops-kustomize-v1\x00%t\x00%d\x00%s\x00%d\x00", b.o.allowRemote, b.o.maxFileSize, kd.dir, len(kd.data))
