@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -198,5 +199,88 @@ func TestAnIncrementalPassHoldsANewSiteToTheWholeFleet(t *testing.T) {
 		if d := docs[n]; d.Phase != engine.PhaseInstalled || d.Reason != "" {
 			t.Errorf("%s: %s/%s: %s", n, d.Phase, d.Reason, d.Message)
 		}
+	}
+}
+
+// A second definition of a site, in a file added later, is not used: the
+// pass reports it and checks nothing of it, so neither the site it
+// repeats nor a site whose boot MAC it takes gets a finding from it, and
+// the fleet keeps the first definition's facts: a new site with the first
+// one's boot MAC is still held to it.
+func TestASecondDefinitionIsNotChecked(t *testing.T) {
+	fleet, names := singleNodeFleet(t, 2)
+	startDirLoop(t, fleet, "status", sim.Options{Speed: sim.SpeedMax})
+	statusDir := filepath.Join(fleet, "status")
+	waitDirStatus(t, statusDir, "two sites Installed", allInstalled(names))
+
+	// sitea again, under its own name, with siteb's boot MAC.
+	sitea := read(t, filepath.Join(fleet, "sitea.yaml"))
+	writeFile(t, fleet, "sitea-again.yaml", strings.ReplaceAll(sitea, "0a:5e:00:7a", "0a:5e:00:7b"))
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(readOrEmpty(filepath.Join(statusDir, "README.md")), "already defined") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the second definition is not reported:\n%s", readOrEmpty(filepath.Join(statusDir, "README.md")))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	docs := dirStatus(t, statusDir)
+	for _, n := range names {
+		d := docs[n]
+		if d.Phase != engine.PhaseInstalled || d.Reason != "" {
+			t.Errorf("%s: %s/%s: %s", n, d.Phase, d.Reason, d.Message)
+		}
+		for _, f := range d.Findings {
+			if f.Rule == "ztp.nodes.mac-unique" {
+				t.Errorf("%s has a finding from the definition not used: %s", n, f.Message)
+			}
+		}
+	}
+	if readme := readOrEmpty(filepath.Join(statusDir, "README.md")); strings.Contains(readme, "mac-unique") {
+		t.Errorf("the definition not used was checked:\n%s", readme)
+	}
+
+	sitec := strings.NewReplacer("sitea", "sitec", "198.51.100.70", "198.51.100.79").Replace(sitea)
+	writeFile(t, fleet, "sitec.yaml", sitec)
+	docs = waitDirStatus(t, statusDir, "sitec blocked", func(docs map[string]status.Document) bool {
+		return docs["sitec-sno-01"].Phase != ""
+	})
+	found := false
+	for _, f := range docs["sitec-sno-01"].Findings {
+		found = found || f.Rule == "ztp.nodes.mac-unique" && strings.Contains(f.Message, names[0])
+	}
+	if !found {
+		c := docs["sitec-sno-01"]
+		t.Errorf("sitec, with sitea's boot MAC, is %s with no mac-unique finding naming %s: %+v", c.Phase, names[0], c.Findings)
+	}
+}
+
+func readOrEmpty(p string) string {
+	data, _ := os.ReadFile(p)
+	return string(data)
+}
+
+// A site that loads but does not render (an extra manifest that is not
+// YAML) is blocked as RenderFailed, with the render's problem; the others
+// install.
+func TestASiteThatDoesNotRenderIsBlocked(t *testing.T) {
+	fleet, names := singleNodeFleet(t, 2)
+	writeFile(t, fleet, "em/bad.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: [\n")
+	siteb := filepath.Join(fleet, "siteb.yaml")
+	writeFile(t, fleet, "siteb.yaml", strings.Replace(read(t, siteb), "      networkType: OVNKubernetes\n",
+		"      networkType: OVNKubernetes\n      extraManifestPath: em\n", 1))
+	startDirLoop(t, fleet, "status", sim.Options{Speed: sim.SpeedMax})
+	docs := waitDirStatus(t, filepath.Join(fleet, "status"), "sitea Installed, siteb blocked", func(docs map[string]status.Document) bool {
+		return docs[names[0]].Phase == engine.PhaseInstalled && docs[names[1]].Phase != ""
+	})
+	b := docs[names[1]]
+	if b.Phase != engine.PhaseInvalid || b.Reason != engine.ReasonRenderFailed || !strings.Contains(b.Message, "does not render") {
+		t.Errorf("siteb: %s/%s: %s", b.Phase, b.Reason, b.Message)
+	}
+	found := false
+	for _, f := range b.Findings {
+		found = found || strings.Contains(f.Message, "em/bad.yaml")
+	}
+	if !found {
+		t.Errorf("siteb's findings do not name em/bad.yaml: %+v", b.Findings)
 	}
 }
