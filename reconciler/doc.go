@@ -12,9 +12,11 @@
 // # One pass
 //
 // Each revision is one pass: load what changed (sites.Stream), render it
-// (render.Renderer), check it (policy.Engine.Check), apply the bundles
-// whose hash changed (engine.Engine.Apply), handle the sites no longer
-// defined, and write the status once. A deny finding blocks its site
+// (render.Renderer) and check each site as it renders (policy.Run: the
+// rules that read one site at once, those that read the fleet once every
+// site is in), apply the bundles whose hash changed
+// (engine.Engine.Apply), handle the sites no longer defined, and write
+// the status once. A deny finding blocks its site
 // only: the engine keeps what it had, and the site's document says
 // PolicyFailed and why. A site that no longer loads or renders is
 // reported the same way: an error never tears anything down.
@@ -46,8 +48,9 @@
 // Between passes the loop keeps, per site, a record (where it comes from,
 // what it depends on, the hash of the bundle applied, its findings) and
 // its encoded document; never a site or a bundle. Within a pass, a site
-// keeps its definition and bundle only until it is decided, and then only
-// what its apply needs (loaded.release). The hashes and revisions
+// is checked as it renders, and keeps its definition, its policy check
+// and (within a budget) its bundle only until it is decided, and then
+// only what its apply needs (loaded.release). The hashes and revisions
 // applied are kept in the state directory (WithStateDir), so a restart
 // applies only what changed while the loop was stopped.
 package reconciler

@@ -79,9 +79,9 @@ func (l *Loop) reconcile(ctx context.Context, snap source.Snapshot) error {
 		}
 	}
 	if kind == passFull {
-		// A full pass held the whole fleet (sites, bundles cut for the
-		// policies, the policies' input); give that memory back now
-		// rather than keep it for passes that load a few sites.
+		// A full pass held the whole fleet (sites, what the fleet-wide
+		// rules read of each, the status documents); give that memory back
+		// now rather than keep it for passes that load a few sites.
 		debug.FreeOSMemory()
 	}
 	log.Info("pass finished", "kind", kind, "sites", len(changed), "duration", elapsed.Round(time.Millisecond),

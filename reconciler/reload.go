@@ -254,8 +254,8 @@ func (ix *index) unitOf(dir string) string {
 	return dir
 }
 
-// stream loads paths from fsys, rendering each site on the loader's
-// workers, and keeps the sites and problems. origin names a site's unit
+// stream loads paths from fsys, rendering and checking each site on the
+// loader's pool, and keeps the sites and problems. origin names a site's unit
 // and generator kustomization.
 func (ld *loader) stream(ctx context.Context, fsys fs.FS, paths []string, origin func(*sites.Site) (unit, generator string)) error {
 	work := func(s *sites.Site) any { return ld.render(s) }

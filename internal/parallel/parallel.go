@@ -1,4 +1,5 @@
-// Package parallel runs the iterations of a loop on every core.
+// Package parallel runs the iterations of a loop on every core (Each), and
+// deeply recursive work on long-lived goroutines (Pool).
 package parallel
 
 import (
