@@ -169,30 +169,13 @@ func getJSON(t *testing.T, url string, v any) {
 // commit did not touch is blocked by the incremental pass, as a check of
 // the whole tree would block it; the site it collides with goes on.
 func TestAnIncrementalPassHoldsANewSiteToTheWholeFleet(t *testing.T) {
-	fleet, names := singleNodeFleet(t, 2)
-	startDirLoop(t, fleet, "status", sim.Options{Speed: sim.SpeedMax})
-	statusDir := filepath.Join(fleet, "status")
-	waitDirStatus(t, statusDir, "two sites Installed", allInstalled(names))
-
-	// sitec: a copy of sitea under another name and addresses, but with
-	// sitea's boot MAC.
-	sitea := read(t, filepath.Join(fleet, "sitea.yaml"))
-	sitec := strings.NewReplacer("sitea", "sitec", "198.51.100.70", "198.51.100.79").Replace(sitea)
-	writeFile(t, fleet, "sitec.yaml", sitec)
-	docs := waitDirStatus(t, statusDir, "sitec blocked", func(docs map[string]status.Document) bool {
-		return docs["sitec-sno-01"].Phase == engine.PhasePolicyFailed
-	})
+	fleet, statusDir, names := twoInstalledSites(t)
+	docs := addSitecWithMACOfSitea(t, fleet, statusDir)
 	c := docs["sitec-sno-01"]
-	if c.Reason != engine.ReasonPolicyDenied {
-		t.Errorf("sitec: reason %q", c.Reason)
+	if c.Phase != engine.PhasePolicyFailed || c.Reason != engine.ReasonPolicyDenied {
+		t.Errorf("sitec: %s/%s", c.Phase, c.Reason)
 	}
-	found := false
-	for _, f := range c.Findings {
-		if f.Rule == "ztp.nodes.mac-unique" && strings.Contains(f.Message, names[0]) {
-			found = true
-		}
-	}
-	if !found {
+	if !hasMACFinding(c, names[0]) {
 		t.Errorf("sitec has no mac-unique finding naming %s: %+v", names[0], c.Findings)
 	}
 	for _, n := range names {
@@ -208,10 +191,7 @@ func TestAnIncrementalPassHoldsANewSiteToTheWholeFleet(t *testing.T) {
 // the fleet keeps the first definition's facts: a new site with the first
 // one's boot MAC is still held to it.
 func TestASecondDefinitionIsNotChecked(t *testing.T) {
-	fleet, names := singleNodeFleet(t, 2)
-	startDirLoop(t, fleet, "status", sim.Options{Speed: sim.SpeedMax})
-	statusDir := filepath.Join(fleet, "status")
-	waitDirStatus(t, statusDir, "two sites Installed", allInstalled(names))
+	fleet, statusDir, names := twoInstalledSites(t)
 
 	// sitea again, under its own name, with siteb's boot MAC.
 	sitea := read(t, filepath.Join(fleet, "sitea.yaml"))
@@ -239,19 +219,42 @@ func TestASecondDefinitionIsNotChecked(t *testing.T) {
 		t.Errorf("the definition not used was checked:\n%s", readme)
 	}
 
-	sitec := strings.NewReplacer("sitea", "sitec", "198.51.100.70", "198.51.100.79").Replace(sitea)
-	writeFile(t, fleet, "sitec.yaml", sitec)
-	docs = waitDirStatus(t, statusDir, "sitec blocked", func(docs map[string]status.Document) bool {
-		return docs["sitec-sno-01"].Phase != ""
-	})
-	found := false
-	for _, f := range docs["sitec-sno-01"].Findings {
-		found = found || f.Rule == "ztp.nodes.mac-unique" && strings.Contains(f.Message, names[0])
-	}
-	if !found {
-		c := docs["sitec-sno-01"]
+	c := addSitecWithMACOfSitea(t, fleet, statusDir)["sitec-sno-01"]
+	if !hasMACFinding(c, names[0]) {
 		t.Errorf("sitec, with sitea's boot MAC, is %s with no mac-unique finding naming %s: %+v", c.Phase, names[0], c.Findings)
 	}
+}
+
+// twoInstalledSites starts a loop on two single-node sites, sitea and
+// siteb, and waits until both are Installed.
+func twoInstalledSites(t *testing.T) (fleet, statusDir string, names []string) {
+	t.Helper()
+	fleet, names = singleNodeFleet(t, 2)
+	startDirLoop(t, fleet, "status", sim.Options{Speed: sim.SpeedMax})
+	statusDir = filepath.Join(fleet, "status")
+	waitDirStatus(t, statusDir, "two sites Installed", allInstalled(names))
+	return fleet, statusDir, names
+}
+
+// addSitecWithMACOfSitea adds sitec, a copy of sitea under another name
+// and addresses but with sitea's boot MAC, and waits for its status.
+func addSitecWithMACOfSitea(t *testing.T, fleet, statusDir string) map[string]status.Document {
+	t.Helper()
+	sitea := read(t, filepath.Join(fleet, "sitea.yaml"))
+	writeFile(t, fleet, "sitec.yaml", strings.NewReplacer("sitea", "sitec", "198.51.100.70", "198.51.100.79").Replace(sitea))
+	return waitDirStatus(t, statusDir, "sitec decided", func(docs map[string]status.Document) bool {
+		return docs["sitec-sno-01"].Phase != ""
+	})
+}
+
+// hasMACFinding reports whether d has a mac-unique finding naming site.
+func hasMACFinding(d status.Document, site string) bool {
+	for _, f := range d.Findings {
+		if f.Rule == "ztp.nodes.mac-unique" && strings.Contains(f.Message, site) {
+			return true
+		}
+	}
+	return false
 }
 
 func readOrEmpty(p string) string {
