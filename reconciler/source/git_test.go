@@ -528,15 +528,39 @@ func TestGitWriteStatusMany(t *testing.T) {
 	for i := range 3 * packThreshold {
 		status[fmt.Sprintf("site-%03d.yaml", i)] = fmt.Sprintf("site: %d\n", i)
 	}
-	for _, step := range []string{"all new", "one changed"} {
-		if step == "one changed" {
-			status["site-007.yaml"] = "site: 7\nphase: Installed\n"
+	// All new: a pack of whole objects, which the clone stores as pushed.
+	// A wave: the status tree goes as a delta on the one the remote holds,
+	// so the clone's pack is compressed apart. One changed: loose objects.
+	// The files are held from one write to the next, as the loop holds
+	// them: the source then knows what the remote has.
+	files := StatusFilesOf(bytesMap(status))
+	set := func(name, data string) {
+		status[name] = data
+		files.Set(name, []byte(data))
+	}
+	for _, step := range []struct {
+		name       string
+		compressed int64 // clone packs compressed apart from the one pushed
+	}{{"all new", 0}, {"a wave", 1}, {"one changed", 0}} {
+		switch step.name {
+		case "a wave":
+			// A third of the sites: enough objects for a pack, few enough
+			// for the tree's delta to be worth sending.
+			for i := range packThreshold {
+				set(fmt.Sprintf("site-%03d.yaml", i), fmt.Sprintf("site: %d\nphase: Installing\n", i))
+			}
+		case "one changed":
+			set("site-007.yaml", "site: 7\nphase: Installed\n")
 		}
-		if changed, err := g.WriteStatus(context.Background(), StatusFilesOf(bytesMap(status)), step); err != nil || !changed {
-			t.Fatalf("%s: WriteStatus = %v, %v", step, changed, err)
+		before := packsCompressedAgain.Load()
+		if changed, err := g.WriteStatus(context.Background(), files, step.name); err != nil || !changed {
+			t.Fatalf("%s: WriteStatus = %v, %v", step.name, changed, err)
+		}
+		if n := packsCompressedAgain.Load() - before; n != step.compressed {
+			t.Errorf("%s: %d packs compressed for the clone apart from the one pushed, want %d", step.name, n, step.compressed)
 		}
 		if got := srv.Files(t, "fleet.git", "main", "status"); !maps.Equal(got, prefixed("status/", status)) {
-			t.Errorf("%s: %d status files on the server, want %d", step, len(got), len(status))
+			t.Errorf("%s: %d status files on the server, want %d", step.name, len(got), len(status))
 		}
 		// The clone holds the commit whole: the pack siteops stored with
 		// its own index (the first step) is one git reads and verifies.
@@ -546,8 +570,8 @@ func TestGitWriteStatusMany(t *testing.T) {
 		for _, idx := range packs {
 			gittest.Git(t, repo, "verify-pack", idx)
 		}
-		if step == "all new" && len(packs) < 2 {
-			t.Errorf("%s: packs %q, want the fetched one and the status commit's", step, packs)
+		if step.name == "all new" && len(packs) < 2 {
+			t.Errorf("%s: packs %q, want the fetched one and the status commit's", step.name, packs)
 		}
 		// And go-git, which read the clone before, reads the new objects.
 		err := g.repo.Locked(func(r *git.Repository) error {
@@ -570,7 +594,7 @@ func TestGitWriteStatusMany(t *testing.T) {
 			return err
 		})
 		if err != nil {
-			t.Fatalf("%s: the clone's status commit: %v", step, err)
+			t.Fatalf("%s: the clone's status commit: %v", step.name, err)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
@@ -264,6 +265,8 @@ func (g *Git) statusCommit(r *git.Repository, base plumbing.Hash, files *StatusF
 	many := len(set.objs) >= packThreshold
 	var ix *idxfile.Writer
 	if many {
+		// Filled as the pack is written, and of use only when no object
+		// went as a delta: indexing costs far less than a second pass.
 		ix = new(idxfile.Writer)
 	}
 	pack, deltas := packOf(set.objs, set.bases, ix)
@@ -490,8 +493,8 @@ func writePackFiles(objectsDir string, fill func(io.Writer) (*idxfile.MemoryInde
 		return err
 	}
 	defer dir.Close()
-	// Git's own temporary name there: a file left by a crash is one git
-	// prune removes.
+	// Git's own temporary names there (tmp_pack_, tmp_idx_): a file left
+	// by a crash is one git prune removes.
 	f, err := safefs.CreateAtomic(dir, "tmp_pack_")
 	if err != nil {
 		return err
@@ -512,26 +515,41 @@ func writePackFiles(objectsDir string, fill func(io.Writer) (*idxfile.MemoryInde
 			return nil
 		}
 	}
-	var idx bytes.Buffer
-	if _, err := idxfile.NewEncoder(&idx).Encode(index); err == nil {
-		err = safefs.WriteAtomic(dir, base+".idx", idx.Bytes())
-	}
+	idx, err := safefs.CreateAtomic(dir, "tmp_idx_")
 	if err != nil {
 		f.Abort()
 		return err
 	}
-	return f.Commit(base + ".pack")
+	if _, err := idxfile.NewEncoder(idx).Encode(index); err != nil {
+		idx.Abort()
+		f.Abort()
+		return err
+	}
+	if err := idx.Commit(base + ".idx"); err != nil {
+		f.Abort()
+		return err
+	}
+	if err := f.Commit(base + ".pack"); err != nil {
+		dir.Remove(base + ".idx") // an index without its pack is worse than none
+		return err
+	}
+	return nil
 }
 
 // packFill writes objs whole as a pack for writePackFiles, compressing
 // them as it goes.
 func packFill(objs []*rawObject) func(io.Writer) (*idxfile.MemoryIndex, error) {
 	return func(w io.Writer) (*idxfile.MemoryIndex, error) {
+		packsCompressedAgain.Add(1)
 		ix := new(idxfile.Writer)
 		writePack(w, objs, nil, ix)
 		return ix.Index()
 	}
 }
+
+// packsCompressedAgain counts the clone's packs compressed apart from the
+// pack pushed, for tests.
+var packsCompressedAgain atomic.Int64
 
 // bytesFill writes a pack made already, with its index, for
 // writePackFiles.

@@ -108,7 +108,7 @@ func TestPackOverChunks(t *testing.T) {
 		if got, err := os.ReadFile(base + ".pack"); err != nil || !bytes.Equal(got, whole) {
 			t.Errorf("%s: the pack stored differs from the one made in memory (%v)", name, err)
 		}
-		if left, _ := filepath.Glob(filepath.Join(objects, "pack", "tmp_pack_*")); len(left) > 0 {
+		if left, _ := filepath.Glob(filepath.Join(objects, "pack", "tmp_*")); len(left) > 0 {
 			t.Errorf("%s: temporary files left: %v", name, left)
 		}
 	}
