@@ -105,6 +105,7 @@ func (l *Loop) stepDedupe(_ context.Context, p *pass) error {
 			pr := s.Problem(s.FieldPath("clusterName"), "cluster %q is already defined at %s; this definition is not used", s.Name, old.source)
 			pr.Hint = "a cluster name must be unique across the fleet; rename or remove one definition"
 			res.problems = append(res.problems, pr)
+			lo.release(false)
 			continue
 		}
 		p.accepted = append(p.accepted, lo)
