@@ -155,13 +155,13 @@ func (r *Run) AddProblems(ps sites.Problems) {
 // once: Finish lets go of the sites added.
 func (r *Run) Finish() (*report.Report, error) {
 	e, ctx := r.e, r.ctx
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	// The run lets go of its sites: a caller that keeps the Run (a pass
 	// of the loop, until its status is written) keeps none of them.
 	checked := r.checked
 	r.checked = nil
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	sort.Slice(checked, func(i, j int) bool { return checked[i].name < checked[j].name })
 	names := make([]string, len(checked))
 	errs := make([]error, len(checked))

@@ -90,3 +90,28 @@ func TestAtomicFile(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
+
+// A Commit that cannot rename (the name is a directory that is not
+// empty) fails and leaves no temporary file.
+func TestAtomicFileCommitFails(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "taken", "inside"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	f, err := CreateAtomic(root, "tmp_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("data"))
+	if err := f.Commit("taken"); err == nil {
+		t.Fatal("Commit onto a directory that is not empty succeeded")
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "tmp_*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
