@@ -700,10 +700,11 @@ type pluginProbe struct {
 // probed on every core.
 const probePluginsMin = 64
 
-// probePlugins probes the entries of one plugin field, a long list on as
-// many goroutines as the build's workers (each probe holds one of them:
-// it reads a file of up to the size limit). Every entry is probed, even
-// past one that turns out bad; the check stops at the first.
+// probePlugins probes the entries of one plugin field, a long list on up
+// to GOMAXPROCS goroutines, at most as many at once as the build has
+// workers (each probe holds one: it reads a file of up to the size
+// limit). Every entry is probed, even past one that turns out bad; the
+// check stops at the first.
 func (b *builder) probePlugins(kd *kdir, field string, entries []string) []pluginProbe {
 	probes := make([]pluginProbe, len(entries))
 	if len(entries) < probePluginsMin {
