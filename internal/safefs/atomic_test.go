@@ -56,15 +56,7 @@ func TestWriteAtomicStaysInsideRoot(t *testing.T) {
 // aborted one leaves nothing behind.
 func TestAtomicFile(t *testing.T) {
 	dir := t.TempDir()
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	f, err := CreateAtomic(root, "tmp_")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, f := createAtomicIn(t, dir)
 	for _, part := range []string{"one ", "two"} {
 		if _, err := f.Write([]byte(part)); err != nil {
 			t.Fatal(err)
@@ -98,15 +90,7 @@ func TestAtomicFileCommitFails(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "taken", "inside"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	f, err := CreateAtomic(root, "tmp_")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, f := createAtomicIn(t, dir)
 	f.Write([]byte("data"))
 	if err := f.Commit("taken"); err == nil {
 		t.Fatal("Commit onto a directory that is not empty succeeded")
@@ -114,4 +98,20 @@ func TestAtomicFileCommitFails(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(dir, "tmp_*")); len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
+}
+
+// createAtomicIn opens dir as a root, closed when the test ends, and
+// creates an AtomicFile in it.
+func createAtomicIn(t *testing.T, dir string) (*os.Root, *AtomicFile) {
+	t.Helper()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	f, err := CreateAtomic(root, "tmp_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, f
 }
