@@ -15,9 +15,11 @@ import (
 
 // A pass over a new revision runs passSteps in order, each a function of
 // its own that reads and fills the pass, the way a Flux reconciler runs
-// its sub-reconcilers: load what changed, keep the first definition of a
-// cluster, check, decide per site, record in the index, find what was
-// removed, apply, and delete or orphan what was removed. Status is written
+// its sub-reconcilers: load what changed (rendering each site and
+// evaluating the rules that read it alone), keep the first definition of
+// a cluster, check against the whole fleet, decide per site, record in
+// the index, find what was removed, apply, and delete or orphan what was
+// removed. Status is written
 // after the steps (Loop.reconcile). The loop's lock is taken only around
 // changes to the index, never across a call to the engine, so that the
 // dashboard and the API never wait on the engine.
