@@ -180,34 +180,39 @@ type statusCommit struct {
 	// changed and the status files that differ from the parent's; some
 	// as deltas on objects the remote holds. objs are the same objects
 	// whole; when there are many, the clone stores them as a pack of its
-	// own. local is that pack when it is the one pushed, with its index.
-	pack, local []byte
-	localIndex  *idxfile.MemoryIndex
-	objs        []*rawObject
-	many        bool
-	deltas      int
+	// own. packIndex is pack's index when pack is that pack (it holds no
+	// delta).
+	pack      []byte
+	packIndex *idxfile.MemoryIndex
+	objs      []*rawObject
+	deltas    int
 	// sent is the size of the pack sent (0: go-git's push sent it).
 	sent int
 	// stored receives the result of storing the commit in the clone.
 	stored chan error
 }
 
+// many reports whether the clone stores c's objects as a pack rather
+// than one loose object each.
+func (c *statusCommit) many() bool { return len(c.objs) >= packThreshold }
+
 // storeCommit stores the objects of c in the clone and points statusRef
 // at it. A pack with its index is written before the clone is locked:
 // readers of the clone wait only for the storage to look at its packs
 // again.
 func (g *Git) storeCommit(c *statusCommit) error {
-	if c.many {
+	many := c.many()
+	if many {
 		fill := packFill(c.objs)
-		if c.local != nil {
-			fill = bytesFill(c.local, c.localIndex)
+		if c.packIndex != nil {
+			fill = bytesFill(c.pack, c.packIndex)
 		}
 		if err := writePackFiles(g.objectsDir(), fill); err != nil {
 			return fmt.Errorf("store the status files: %w", err)
 		}
 	}
 	return g.repo.Locked(func(r *git.Repository) error {
-		if c.many {
+		if many {
 			// Every index is read again at the next lookup: one more
 			// after a commit of many objects, which are few.
 			g.storage.Reindex()
@@ -262,18 +267,16 @@ func (g *Git) statusCommit(r *git.Repository, base plumbing.Hash, files *StatusF
 	// is written; the pack must hold them whole: the clone does not hold
 	// the bases of deltas in itself. A pushed pack without deltas is that
 	// pack; else storeCommit compresses the clone's into its file.
-	many := len(set.objs) >= packThreshold
+	c := &statusCommit{hash: commit.hash, status: status, objs: set.objs, stored: make(chan error, 1)}
 	var ix *idxfile.Writer
-	if many {
+	if c.many() {
 		// Filled as the pack is written, and of use only when no object
 		// went as a delta: indexing costs far less than a second pass.
 		ix = new(idxfile.Writer)
 	}
-	pack, deltas := packOf(set.objs, set.bases, ix)
-	c := &statusCommit{hash: commit.hash, status: status, pack: pack, objs: set.objs, many: many, deltas: deltas, stored: make(chan error, 1)}
-	if many && deltas == 0 {
-		c.local = pack
-		if c.localIndex, err = ix.Index(); err != nil {
+	c.pack, c.deltas = packOf(set.objs, set.bases, ix)
+	if ix != nil && c.deltas == 0 {
+		if c.packIndex, err = ix.Index(); err != nil {
 			return nil, err
 		}
 	}

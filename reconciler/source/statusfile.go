@@ -30,15 +30,10 @@ func NewStatusFile(data []byte) StatusFile {
 
 // newStatusFile is NewStatusFile for data whose blob hash is h.
 func newStatusFile(h plumbing.Hash, data []byte) StatusFile {
-	buf := compressBuffers.Get().(*bytes.Buffer)
-	buf.Reset()
-	zw := zlibWriter(buf)
-	// Compressing into memory cannot fail.
-	zw.Write(data)
-	zw.Close()
-	putZlib(zw)
-	f := StatusFile{hash: h, size: len(data), z: bytes.Clone(buf.Bytes())}
-	if buf.Cap() <= maxPooledBuffer {
+	buf := compressBuffers.Get().(*[]byte)
+	*buf = appendCompressed((*buf)[:0], data)
+	f := StatusFile{hash: h, size: len(data), z: bytes.Clone(*buf)}
+	if cap(*buf) <= maxPooledBuffer {
 		compressBuffers.Put(buf)
 	}
 	return f
@@ -47,7 +42,7 @@ func newStatusFile(h plumbing.Hash, data []byte) StatusFile {
 // compressBuffers are the buffers status files are compressed into
 // before they are copied to their size; one larger than maxPooledBuffer
 // (a README of a large fleet) is left to the collector.
-var compressBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+var compressBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 const maxPooledBuffer = 1 << 20
 
@@ -55,16 +50,16 @@ const maxPooledBuffer = 1 << 20
 func (f StatusFile) Data() ([]byte, error) {
 	zr, err := zlib.NewReader(bytes.NewReader(f.z))
 	if err != nil {
-		return nil, fmt.Errorf("status file %s: %w", f.hash, err)
+		return nil, fmt.Errorf("blob %s: %w", f.hash, err)
 	}
 	defer zr.Close()
 	data := make([]byte, 0, f.size+bytes.MinRead)
 	buf := bytes.NewBuffer(data)
 	if _, err := buf.ReadFrom(io.LimitReader(zr, int64(f.size)+1)); err != nil {
-		return nil, fmt.Errorf("status file %s: %w", f.hash, err)
+		return nil, fmt.Errorf("blob %s: %w", f.hash, err)
 	}
 	if buf.Len() != f.size {
-		return nil, fmt.Errorf("status file %s: %d bytes, want %d", f.hash, buf.Len(), f.size)
+		return nil, fmt.Errorf("blob %s: %d bytes, want %d", f.hash, buf.Len(), f.size)
 	}
 	return buf.Bytes(), nil
 }

@@ -95,7 +95,10 @@ func (f *StatusFiles) Get(path string) ([]byte, bool, error) {
 		return nil, false, nil
 	}
 	data, err := file.Data()
-	return data, true, err
+	if err != nil {
+		return nil, true, fmt.Errorf("status file %s: %w", path, err)
+	}
+	return data, true, nil
 }
 
 // file returns the file at path.

@@ -330,6 +330,18 @@ func putZlib(zw *zlib.Writer) {
 	zlibWriters.Put(zw)
 }
 
+// appendCompressed appends data compressed at packLevel, as a pack entry
+// holds it, to dst.
+func appendCompressed(dst, data []byte) []byte {
+	buf := bytes.NewBuffer(dst)
+	zw := zlibWriter(buf)
+	// Compressing into memory cannot fail.
+	zw.Write(data)
+	zw.Close()
+	putZlib(zw)
+	return buf.Bytes()
+}
+
 // writePack writes objs to w as a pack file (version 2): an object with
 // a base in bases as a delta on it when that is much smaller (a thin
 // pack, for a remote that holds the bases). It returns the number of
@@ -425,13 +437,7 @@ func (e *packEntry) encode(o *rawObject, bases map[plumbing.Hash]*rawObject) {
 	if e.delta {
 		e.data = append(e.data, base.hash[:]...)
 	}
-	// Compressing into memory cannot fail.
-	buf := bytes.NewBuffer(e.data)
-	zw := zlibWriter(buf)
-	defer putZlib(zw)
-	zw.Write(data)
-	zw.Close()
-	e.data = buf.Bytes()
+	e.data = appendCompressed(e.data, data)
 }
 
 // appendObjectHeader appends the header of a pack entry: the type and
