@@ -1,10 +1,9 @@
 package safefs
 
 import (
-	"io"
+	"bytes"
 	"io/fs"
 	"os"
-	"slices"
 )
 
 // Root is a directory opened so that nothing outside it can be reached,
@@ -105,24 +104,14 @@ func (r *rootFS) ReadDir(name string) ([]fs.DirEntry, error) { return r.osfs.Rea
 
 func (r *rootFS) ReadLink(name string) (string, error) { return r.osfs.ReadLink(name) }
 
-// readAll reads an open file whole, sized by its Stat as os.ReadFile does.
+// readAll reads an open file whole into a buffer sized by its Stat, as
+// os.ReadFile and ReadFile do.
 func readAll(f *os.File) ([]byte, error) {
-	size := 0
+	var size int64
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-		size = int(fi.Size())
+		size = fi.Size()
 	}
-	data := make([]byte, 0, size+512)
-	for {
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			return data, nil
-		}
-		if err != nil {
-			return data, err
-		}
-		if len(data) == cap(data) {
-			data = slices.Grow(data, 512)
-		}
-	}
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	_, err := buf.ReadFrom(f)
+	return buf.Bytes(), err
 }
