@@ -41,6 +41,7 @@ var errFailed = &exitError{code: ExitFailure, err: errors.New("some sites failed
 
 // Main runs the command line and returns the process exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	growPipe(stdout)
 	root := newRoot(stdout, stderr)
 	var prof profiler
 	prof.addFlags(root)

@@ -7,10 +7,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// outputPipeSize is the capacity asked for a pipe that render writes a
-// fleet into: Linux's default of 64 KiB holds two or three sites, so the
-// writer and its reader (kubectl, Argo CD's plugin server) would take turns
-// at every few sites. 1 MiB is what an unprivileged process may ask by
+// outputPipeSize is the capacity asked for a pipe a command writes its
+// output into: Linux's default of 64 KiB holds two or three sites of a
+// render, so the writer and its reader (kubectl, Argo CD's plugin server)
+// would take turns at every few sites. 1 MiB is what an unprivileged process may ask by
 // default (/proc/sys/fs/pipe-max-size).
 const outputPipeSize = 1 << 20
 

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,21 +14,6 @@ import (
 // process ask that much (learnt on a pipe of its own), and keeps its size
 // otherwise; either way it stays non-blocking. A file is left alone.
 func TestGrowPipe(t *testing.T) {
-	want := func(before int) int {
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		defer w.Close()
-		grown := before
-		control(t, w, func(fd uintptr) {
-			if _, err := unix.FcntlInt(fd, unix.F_SETPIPE_SZ, outputPipeSize); err == nil {
-				grown = outputPipeSize
-			}
-		})
-		return grown
-	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +28,7 @@ func TestGrowPipe(t *testing.T) {
 	if flags&unix.O_NONBLOCK == 0 {
 		t.Fatal("os.Pipe gave a blocking pipe; the test expects a non-blocking one")
 	}
-	expect := want(before)
+	expect := grownPipeSize(t, before)
 	growPipe(w)
 	control(t, w, func(fd uintptr) {
 		if got, err := unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0); err != nil || got != expect {
@@ -61,6 +48,50 @@ func TestGrowPipe(t *testing.T) {
 	if st, err := f.Stat(); err != nil || st.Size() != 0 || !st.Mode().IsRegular() {
 		t.Errorf("the file was changed: %v %v", st, err)
 	}
+}
+
+// Every command grows its output pipe: Main does it.
+func TestMainGrowsTheOutputPipe(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	before := pipeSize(t, w)
+	go io.Copy(io.Discard, r)
+	if code := Main(context.Background(), []string{"--help"}, w, io.Discard); code != ExitOK {
+		t.Fatalf("siteops --help exited %d", code)
+	}
+	if got, want := pipeSize(t, w), grownPipeSize(t, before); got != want {
+		t.Errorf("output pipe of %d bytes, want %d (it was %d)", got, want, before)
+	}
+}
+
+// grownPipeSize is the size growPipe can give a pipe of size before: what
+// this process may ask, learnt on a pipe of its own.
+func grownPipeSize(t *testing.T, before int) int {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	grown := before
+	control(t, w, func(fd uintptr) {
+		if _, err := unix.FcntlInt(fd, unix.F_SETPIPE_SZ, outputPipeSize); err == nil {
+			grown = outputPipeSize
+		}
+	})
+	return grown
+}
+
+func pipeSize(t *testing.T, f *os.File) int {
+	t.Helper()
+	var n int
+	control(t, f, func(fd uintptr) { n, _ = unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0) })
+	return n
 }
 
 // control runs fn on f's descriptor without changing its mode.

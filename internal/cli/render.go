@@ -127,9 +127,6 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 	if onlyStdin {
 		in.paths = nil // the fleet root is where paths resolve, not sites to read
 	}
-	if f.outDir == "" {
-		growPipe(stdout)
-	}
 	out := render.NewStreamWriter(stdout, enc)
 	if f.outDir != "" {
 		if err := os.MkdirAll(f.outDir, 0o755); err != nil {
