@@ -14,12 +14,7 @@ import (
 // process ask that much (learnt on a pipe of its own), and keeps its size
 // otherwise; either way it stays non-blocking. A file is left alone.
 func TestGrowPipe(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
+	_, w := newPipe(t)
 	var before, flags int
 	control(t, w, func(fd uintptr) {
 		before, _ = unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0)
@@ -52,12 +47,7 @@ func TestGrowPipe(t *testing.T) {
 
 // Every command grows its output pipe: Main does it.
 func TestMainGrowsTheOutputPipe(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
+	r, w := newPipe(t)
 	before := pipeSize(t, w)
 	go io.Copy(io.Discard, r)
 	if code := Main(context.Background(), []string{"--help"}, w, io.Discard); code != ExitOK {
@@ -72,12 +62,7 @@ func TestMainGrowsTheOutputPipe(t *testing.T) {
 // this process may ask, learnt on a pipe of its own.
 func grownPipeSize(t *testing.T, before int) int {
 	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
+	_, w := newPipe(t)
 	grown := before
 	control(t, w, func(fd uintptr) {
 		if _, err := unix.FcntlInt(fd, unix.F_SETPIPE_SZ, outputPipeSize); err == nil {
@@ -85,6 +70,17 @@ func grownPipeSize(t *testing.T, before int) int {
 		}
 	})
 	return grown
+}
+
+// newPipe makes a pipe closed when the test ends.
+func newPipe(t *testing.T) (r, w *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	return r, w
 }
 
 func pipeSize(t *testing.T, f *os.File) int {
