@@ -32,3 +32,26 @@ type Engine interface {
 	// Close stops the engine and releases its state.
 	Close() error
 }
+
+// BatchApplier is an Engine that admits many bundles of one revision for
+// less than one Apply each. ApplyBatch applies each bundle as Apply does
+// and returns one error per bundle, nil where it was applied: a bundle
+// that cannot be recorded never keeps the others out.
+type BatchApplier interface {
+	ApplyBatch(ctx context.Context, bundles []*render.Bundle, revision string) []error
+}
+
+// ApplyFunc returns how bundles are handed to e, and how many at a time:
+// ApplyBatch for a BatchApplier, batch at a time, else Apply one by one.
+func ApplyFunc(e Engine, batch int) (func(ctx context.Context, bundles []*render.Bundle, revision string) []error, int) {
+	if ba, ok := e.(BatchApplier); ok && batch > 1 {
+		return ba.ApplyBatch, batch
+	}
+	return func(ctx context.Context, bs []*render.Bundle, revision string) []error {
+		errs := make([]error, len(bs))
+		for i, b := range bs {
+			errs[i] = e.Apply(ctx, b, revision)
+		}
+		return errs
+	}, 1
+}

@@ -100,6 +100,11 @@ func (l *Loop) mergeDirty(names map[string]struct{}) map[string]struct{} {
 	return d
 }
 
+// applyBatch is how many bundles each applying goroutine hands to an
+// engine.BatchApplier at a time: each batch waits for the engine's lock
+// once, and holds at most this many rendered bundles.
+const applyBatch = 16
+
 // applyAll hands bundles to the engine on all CPUs, rendering again
 // those the load did not keep whole.
 func (l *Loop) applyAll(ctx context.Context, rev string, todo []*loaded) error {
@@ -113,33 +118,52 @@ func (l *Loop) applyAll(ctx context.Context, rev string, todo []*loaded) error {
 		next   = make(chan *loaded)
 		wg     sync.WaitGroup
 	)
+	apply, size := engine.ApplyFunc(l.eng, applyBatch)
+	done := func(lo *loaded, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			failed[lo.rec.name] = err
+			l.o.logger.Error("apply failed", "site", lo.rec.name, "revision", rev, "error", err)
+			return
+		}
+		l.mu.Lock()
+		lo.rec.hash, lo.rec.applied = lo.hash, rev
+		lo.rec.unblock()
+		delete(l.fleet.applyRetry, lo.rec.name)
+		l.mu.Unlock()
+		l.m.sitesApplied.Inc()
+	}
 	for range min(runtime.GOMAXPROCS(0), len(todo)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			batch := make([]*loaded, 0, size)
+			bundles := make([]*render.Bundle, 0, size)
+			flush := func() {
+				for i, err := range apply(ctx, bundles, rev) {
+					done(batch[i], err)
+				}
+				clear(bundles)
+				batch, bundles = batch[:0], bundles[:0]
+			}
 			for lo := range next {
 				b := lo.bundle
 				if !lo.full {
 					b, _ = r.Render(lo.site)
 				}
-				err := errors.New("the site no longer renders")
-				if b != nil {
-					err = l.eng.Apply(ctx, b, rev)
-				}
 				lo.bundle, lo.site = nil, nil
-				mu.Lock()
-				if err != nil {
-					failed[lo.rec.name] = err
-					l.o.logger.Error("apply failed", "site", lo.rec.name, "revision", rev, "error", err)
-				} else {
-					l.mu.Lock()
-					lo.rec.hash, lo.rec.applied = lo.hash, rev
-					lo.rec.unblock()
-					delete(l.fleet.applyRetry, lo.rec.name)
-					l.mu.Unlock()
-					l.m.sitesApplied.Inc()
+				if b == nil {
+					done(lo, errors.New("the site no longer renders"))
+					continue
 				}
-				mu.Unlock()
+				batch, bundles = append(batch, lo), append(bundles, b)
+				if len(batch) == size {
+					flush()
+				}
+			}
+			if len(batch) > 0 {
+				flush()
 			}
 		}()
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -24,14 +23,27 @@ type Engine struct {
 
 	// mu guards the simulation: sites, the queue, the clock and the
 	// indexes.
-	mu     sync.Mutex
-	now    time.Time
-	sites  map[string]*site
-	q      queue
-	dirty  []*site
-	gone   []string
-	owners map[string]string // "Kind namespace/name" → site
-	macs   map[string]string // boot MAC → site
+	mu    sync.Mutex
+	now   time.Time
+	sites map[string]*site
+	q     queue
+	dirty []*site
+	gone  []string
+	// waiting holds applied bundles the runner has not taken in yet, in
+	// the order they came (admit.go); waitingBy finds them by site.
+	waiting   []*incoming
+	waitingBy map[string]*incoming
+
+	// inboxMu guards what ApplyBatch hands over without waiting for mu
+	// while the runner holds it at SpeedMax: the bundles, the sites being
+	// deleted (to refuse theirs as Apply does) and whether the engine
+	// closed.
+	inboxMu     sync.Mutex
+	inbox       []*incoming
+	deleting    map[string]bool
+	inboxClosed bool
+	owners      map[string]string // "Kind namespace/name" → site
+	macs        map[string]string // boot MAC → site
 	// nmIndex finds NMStateConfigs by label, across sites.
 	nmIndex map[string][]nmRef
 	hwCache map[string]hardware
@@ -71,6 +83,8 @@ type site struct {
 	st           *siteState
 	dirty        bool
 	desiredDirty bool
+	// listedDeleting is whether the site is in Engine.deleting.
+	listedDeleting bool
 }
 
 // New opens (or creates) the engine's store under opts.StateDir, resumes
@@ -87,6 +101,8 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		opts:      opts,
 		now:       opts.Start.UTC(),
 		sites:     map[string]*site{},
+		waitingBy: map[string]*incoming{},
+		deleting:  map[string]bool{},
 		owners:    map[string]string{},
 		macs:      map[string]string{},
 		nmIndex:   map[string][]nmRef{},
@@ -138,6 +154,7 @@ func (e *Engine) resume(states map[string]*siteState) error {
 		st := states[n]
 		s := &site{st: st}
 		e.sites[n] = s
+		e.listDeleting(s)
 		e.index(n, nil, st.Desired)
 		for _, t := range st.Timers {
 			e.q.push(s, t)
@@ -156,46 +173,52 @@ func (e *Engine) resume(states map[string]*siteState) error {
 // in between loses the apply, not the state before it: the loop applies
 // the site again when it starts.
 func (e *Engine) Apply(ctx context.Context, b *render.Bundle, revision string) error {
-	if b == nil || b.Site == "" {
-		return errors.New("apply: the bundle names no site")
+	return e.ApplyBatch(ctx, []*render.Bundle{b}, revision)[0]
+}
+
+// ApplyBatch applies many bundles of one revision as Apply does each, and
+// returns one error per bundle (nil where it was applied). The bundles are
+// read before the engine is locked, and taken under one lock.
+//
+// At SpeedMax the runner takes in bundles between its chunks of events,
+// as many as keep the sites changing in one batch under
+// Options.AdmitWithin; the rest wait, in the order they came. The caller
+// waits for neither the runner's chunk under way nor its turn. Delete
+// drops a bundle that waits; Flush and Close take in every one.
+func (e *Engine) ApplyBatch(ctx context.Context, bs []*render.Bundle, revision string) []error {
+	errs := make([]error, len(bs))
+	ins := make([]*incoming, len(bs))
+	for i, b := range bs {
+		if b == nil || b.Site == "" {
+			errs[i] = errNoSite
+			continue
+		}
+		ins[i] = prepare(b, revision)
 	}
-	d, refusals := parseBundle(b)
-	var hints []ignitionHint
-	if len(refusals) == 0 {
-		hints = ignitionHints(d)
+	if !e.paced() {
+		e.mu.Lock()
+	} else if !e.mu.TryLock() {
+		e.handOver(ins, errs)
+		return errs
 	}
-	d.dropContent()
-	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
-		return errors.New("apply: the engine is closed")
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = errClosed
+			}
+		}
+		return errs
 	}
 	e.catchUp()
-	s := e.sites[b.Site]
-	if s == nil {
-		s = &site{st: &siteState{Name: b.Site}}
-		e.sites[b.Site] = s
-	}
-	if s.st.Deleting != nil {
-		return fmt.Errorf("apply %s: the site is being deleted; apply it again once its deletion finished", b.Site)
-	}
-	refusals = append(refusals, e.conflicts(b.Site, d)...)
-	o := e.op(s)
-	o.ignition = hints
-	if len(refusals) > 0 {
-		o.refuse(refusals, revision)
-	} else {
-		d, refusals = o.admit(d)
-		old := s.st.Desired
-		if !reflect.DeepEqual(old, d) || s.st.Revision != revision || !reflect.DeepEqual(s.st.Refusals, refusals) {
-			e.index(b.Site, old, d)
-			o.accept(d, refusals, revision)
-			s.desiredDirty = true
+	e.drainInbox()
+	for i, in := range ins {
+		if in != nil {
+			errs[i] = e.take(in)
 		}
 	}
-	o.finish()
 	e.poke()
-	return nil
+	return errs
 }
 
 // Delete tears a site down in the upstream finalizer order (the controllers' finalizers); the
@@ -204,8 +227,12 @@ func (e *Engine) Apply(ctx context.Context, b *render.Bundle, revision string) e
 func (e *Engine) Delete(ctx context.Context, name string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	waited := e.dropWaiting(name)
 	s, err := e.siteLocked("delete", name)
 	if err != nil {
+		if waited && errors.Is(err, engine.ErrNotFound) {
+			return nil // the site was never taken in
+		}
 		return err
 	}
 	if s.st.Deleting == nil {
@@ -317,8 +344,15 @@ func (e *Engine) Steps() uint64 {
 	return e.steps
 }
 
-// Flush commits and publishes what changed since the last commit.
-func (e *Engine) Flush(ctx context.Context) error { return e.commit() }
+// Flush takes in the bundles that wait (ApplyBatch), then commits and
+// publishes what changed since the last commit.
+func (e *Engine) Flush(ctx context.Context) error {
+	e.mu.Lock()
+	e.drainInbox()
+	e.admitWaiting(true)
+	e.mu.Unlock()
+	return e.commit()
+}
 
 // Close stops the clock, commits and closes the store.
 func (e *Engine) Close() error {
@@ -329,8 +363,15 @@ func (e *Engine) Close() error {
 	}
 	e.closed = true
 	e.mu.Unlock()
+	e.inboxMu.Lock()
+	e.inboxClosed = true
+	e.inboxMu.Unlock()
 	e.stop()
 	<-e.done
+	e.mu.Lock()
+	e.drainInbox()
+	e.admitWaiting(true)
+	e.mu.Unlock()
 	err := e.commit()
 	if e.store != nil {
 		if cerr := e.store.close(); err == nil {

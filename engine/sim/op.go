@@ -38,6 +38,7 @@ func (o *op) finish() {
 	if o.dirty || o.changed {
 		o.e.markDirty(o.s)
 	}
+	o.e.listDeleting(o.s)
 	if o.st.Gone {
 		e := o.e
 		delete(e.sites, o.st.Name)

@@ -47,6 +47,10 @@ type Options struct {
 	// BatchEvents bounds how many events one commit covers at SpeedMax
 	// (default 50,000).
 	BatchEvents int
+	// AdmitWithin is how many sites may change within one batch of the
+	// runner at SpeedMax before sites applied meanwhile wait for a later
+	// batch (default 512, admit.go).
+	AdmitWithin int
 	// Bounds say when a site that does not move needs attention (a zero
 	// bound takes its default, a negative one is off).
 	Bounds engine.Bounds
@@ -84,5 +88,8 @@ func (o *Options) defaults() {
 	o.Bounds = o.Bounds.WithDefaults()
 	if o.BatchEvents <= 0 {
 		o.BatchEvents = 50000
+	}
+	if o.AdmitWithin <= 0 {
+		o.AdmitWithin = admitWithin
 	}
 }

@@ -86,7 +86,8 @@ func max0(d time.Duration) time.Duration {
 }
 
 // runBatch runs the events due now, in chunks so that Apply and Status
-// callers are not held up; it reports whether events remain due. A batch
+// callers are not held up; it reports whether events remain due or
+// applied bundles wait (admit.go). A batch
 // ends after maxCommitInterval, or after minInterval when that is longer.
 func (e *Engine) runBatch(max bool, minInterval time.Duration) bool {
 	start := time.Now()
@@ -100,6 +101,8 @@ func (e *Engine) runBatch(max bool, minInterval time.Duration) bool {
 		target := e.virtualNow()
 		if max {
 			target = time.Unix(0, math.MaxInt64)
+			e.drainInbox()
+			e.admitWaiting(false)
 		}
 		n := e.process(target, 2000)
 		pending := e.q.len() > 0 && e.q.h[0].at <= target.UnixNano()
@@ -108,10 +111,13 @@ func (e *Engine) runBatch(max bool, minInterval time.Duration) bool {
 		if !max && !pending && target.After(e.now) {
 			e.now = target
 		}
+		waiting := len(e.waiting) > 0
 		e.mu.Unlock()
 		ran += n
 		if !pending {
-			return false
+			// Bundles still waiting are taken in after the commit, which
+			// starts a new batch.
+			return waiting
 		}
 		if ran >= e.opts.BatchEvents || time.Since(start) >= interval {
 			return true

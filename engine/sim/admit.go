@@ -1,0 +1,191 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+
+	"github.com/siteops/siteops/render"
+)
+
+// admitWithin is the default of Options.AdmitWithin: how many sites may
+// change within one batch of the runner at SpeedMax before bundles
+// applied meanwhile wait for a later batch. At SpeedMax every site installing at once has events in every
+// batch, and every commit writes each site its batch changed: a fleet
+// applied in one go would install in lockstep, each commit writing all of
+// it, where the same sites taken in as others finish are each written
+// about once. 512 sites keep a commit to a few megabytes and the runner
+// busy (an SNO installation is about 80 events).
+const admitWithin = 512
+
+// incoming is a bundle read into what the engine keeps of it, before the
+// engine is locked.
+type incoming struct {
+	site     string
+	revision string
+	d        *desired
+	refusals []refusal
+	hints    []ignitionHint
+	// dropped is set on a waiting bundle whose site was deleted.
+	dropped bool
+}
+
+func prepare(b *render.Bundle, revision string) *incoming {
+	d, refusals := parseBundle(b)
+	var hints []ignitionHint
+	if len(refusals) == 0 {
+		hints = ignitionHints(d)
+	}
+	d.dropContent()
+	return &incoming{site: b.Site, revision: revision, d: d, refusals: refusals, hints: hints}
+}
+
+// paced reports whether applied bundles may wait for the runner: at
+// SpeedMax, where the runner never waits for the clock. Callers hold mu.
+func (e *Engine) paced() bool {
+	return math.IsInf(e.opts.Speed, 1) && !e.opts.Stepped
+}
+
+// take records an incoming bundle: at once, or, when the runner's batch
+// under way already changed Options.AdmitWithin sites, in the waiting line (where
+// it replaces a bundle of the same site that still waits). Callers hold
+// mu.
+func (e *Engine) take(in *incoming) error {
+	if !e.paced() || len(e.waiting) == 0 && len(e.dirty) < e.opts.AdmitWithin {
+		return e.applyLocked(in)
+	}
+	if s := e.sites[in.site]; s != nil && s.st.Deleting != nil {
+		return deletingError(in.site)
+	}
+	if w := e.waitingBy[in.site]; w != nil {
+		*w = *in
+		return nil
+	}
+	e.waiting = append(e.waiting, in)
+	e.waitingBy[in.site] = in
+	return nil
+}
+
+// admitWaiting applies waiting bundles in the order they came, while the
+// batch under way changed fewer than Options.AdmitWithin sites, or all of them.
+// Callers hold mu.
+func (e *Engine) admitWaiting(all bool) {
+	for len(e.waiting) > 0 && (all || len(e.dirty) < e.opts.AdmitWithin) {
+		in := e.waiting[0]
+		e.waiting[0] = nil
+		e.waiting = e.waiting[1:]
+		if in.dropped {
+			continue
+		}
+		delete(e.waitingBy, in.site)
+		if err := e.applyLocked(in); err != nil {
+			// take refused a site being deleted, and Delete drops what
+			// waits.
+			e.opts.Logger.Error("apply a waiting bundle", "site", in.site, "revision", in.revision, "err", err)
+		}
+	}
+	if len(e.waiting) == 0 {
+		e.waiting = nil
+	}
+}
+
+// dropWaiting forgets the bundle of a site that waits, and reports
+// whether there was one. Callers hold mu.
+func (e *Engine) dropWaiting(site string) bool {
+	w := e.waitingBy[site]
+	if w == nil {
+		return false
+	}
+	w.dropped = true
+	delete(e.waitingBy, site)
+	return true
+}
+
+// applyLocked admits one prepared bundle. Callers hold mu.
+func (e *Engine) applyLocked(in *incoming) error {
+	s := e.sites[in.site]
+	if s == nil {
+		s = &site{st: &siteState{Name: in.site}}
+		e.sites[in.site] = s
+	}
+	if s.st.Deleting != nil {
+		return deletingError(in.site)
+	}
+	d, refusals := in.d, append(in.refusals, e.conflicts(in.site, in.d)...)
+	o := e.op(s)
+	o.ignition = in.hints
+	if len(refusals) > 0 {
+		o.refuse(refusals, in.revision)
+	} else {
+		d, refusals = o.admit(d)
+		old := s.st.Desired
+		if !reflect.DeepEqual(old, d) || s.st.Revision != in.revision || !reflect.DeepEqual(s.st.Refusals, refusals) {
+			e.index(in.site, old, d)
+			o.accept(d, refusals, in.revision)
+			s.desiredDirty = true
+		}
+	}
+	o.finish()
+	return nil
+}
+
+func deletingError(site string) error {
+	return fmt.Errorf("apply %s: the site is being deleted; apply it again once its deletion finished", site)
+}
+
+var (
+	errNoSite = errors.New("apply: the bundle names no site")
+	errClosed = errors.New("apply: the engine is closed")
+)
+
+// handOver leaves bundles in the inbox for the runner, which holds mu,
+// and wakes it; a bundle of a site being deleted is refused at once, as
+// Apply refuses it.
+func (e *Engine) handOver(ins []*incoming, errs []error) {
+	e.inboxMu.Lock()
+	for i, in := range ins {
+		switch {
+		case in == nil:
+		case e.inboxClosed:
+			errs[i] = errClosed
+		case e.deleting[in.site]:
+			errs[i] = deletingError(in.site)
+		default:
+			e.inbox = append(e.inbox, in)
+		}
+	}
+	e.inboxMu.Unlock()
+	e.poke()
+}
+
+// drainInbox takes the bundles handed over. Callers hold mu.
+func (e *Engine) drainInbox() {
+	e.inboxMu.Lock()
+	ins := e.inbox
+	e.inbox = nil
+	e.inboxMu.Unlock()
+	for _, in := range ins {
+		if err := e.take(in); err != nil {
+			// A deletion started after the bundle was handed over.
+			e.opts.Logger.Error("apply a bundle handed over", "site", in.site, "revision", in.revision, "err", err)
+		}
+	}
+}
+
+// listDeleting keeps Engine.deleting in step with whether s is being
+// deleted. Callers hold mu.
+func (e *Engine) listDeleting(s *site) {
+	del := s.st.Deleting != nil && !s.st.Gone
+	if del == s.listedDeleting {
+		return
+	}
+	s.listedDeleting = del
+	e.inboxMu.Lock()
+	if del {
+		e.deleting[s.st.Name] = true
+	} else {
+		delete(e.deleting, s.st.Name)
+	}
+	e.inboxMu.Unlock()
+}
