@@ -40,18 +40,3 @@ type Engine interface {
 type BatchApplier interface {
 	ApplyBatch(ctx context.Context, bundles []*render.Bundle, revision string) []error
 }
-
-// ApplyFunc returns how bundles are handed to e, and how many at a time:
-// ApplyBatch for a BatchApplier, batch at a time, else Apply one by one.
-func ApplyFunc(e Engine, batch int) (func(ctx context.Context, bundles []*render.Bundle, revision string) []error, int) {
-	if ba, ok := e.(BatchApplier); ok && batch > 1 {
-		return ba.ApplyBatch, batch
-	}
-	return func(ctx context.Context, bs []*render.Bundle, revision string) []error {
-		errs := make([]error, len(bs))
-		for i, b := range bs {
-			errs[i] = e.Apply(ctx, b, revision)
-		}
-		return errs
-	}, 1
-}

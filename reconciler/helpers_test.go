@@ -193,6 +193,32 @@ func (e *failingEngine) Delete(ctx context.Context, site string) error {
 	return e.Engine.Delete(ctx, site)
 }
 
+// batchRefusingEngine is a batch-applying engine that refuses the bundle
+// of one site, and hands the others of the batch on.
+type batchRefusingEngine struct {
+	engine.Engine
+	refuse  atomic.Value // site name
+	batches atomic.Int64
+}
+
+func (e *batchRefusingEngine) ApplyBatch(ctx context.Context, bs []*render.Bundle, rev string) []error {
+	e.batches.Add(1)
+	errs := make([]error, len(bs))
+	var rest []*render.Bundle
+	var at []int
+	for i, b := range bs {
+		if name, _ := e.refuse.Load().(string); name == b.Site {
+			errs[i] = errors.New("the hub refuses the bundle")
+			continue
+		}
+		rest, at = append(rest, b), append(at, i)
+	}
+	for j, err := range e.Engine.(engine.BatchApplier).ApplyBatch(ctx, rest, rev) {
+		errs[at[j]] = err
+	}
+	return errs
+}
+
 func (e *failingEngine) Apply(ctx context.Context, b *render.Bundle, rev string) error {
 	if e.failApply.Load() {
 		return errors.New("the hub refuses the bundle")

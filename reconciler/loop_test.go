@@ -742,6 +742,31 @@ func TestAnApplyThatFailsSaysWhy(t *testing.T) {
 	}
 }
 
+func TestABundleRefusedInABatchKeepsNoOtherOut(t *testing.T) {
+	fleet, names := singleNodeFleet(t, 2)
+	eng := &batchRefusingEngine{}
+	startDirLoopWith(t, fleet, "status", sim.Options{Speed: sim.SpeedMax},
+		func(e engine.Engine) engine.Engine { eng.Engine = e; return eng })
+	statusDir := filepath.Join(fleet, "status")
+	before := waitDirStatus(t, statusDir, "two sites Installed", allInstalled(names))
+
+	eng.refuse.Store(names[0])
+	for _, f := range []string{"sitea.yaml", "siteb.yaml"} {
+		writeFile(t, fleet, f, strings.Replace(read(t, filepath.Join(fleet, f)), "region: north", "region: north-2", 1))
+	}
+	docs := waitDirStatus(t, statusDir, "sitea blocked and siteb applied", func(docs map[string]status.Document) bool {
+		b := docs[names[1]]
+		return docs[names[0]].Reason == engine.ReasonEngineError &&
+			b.Revision != before[names[1]].Revision && b.Revision == b.ObservedRevision
+	})
+	if m := docs[names[0]].Message; !strings.Contains(m, "(the hub refuses the bundle)") {
+		t.Errorf("sitea's message: %q, want the engine's reason", m)
+	}
+	if eng.batches.Load() == 0 {
+		t.Error("the loop never handed a batch to an engine that takes batches")
+	}
+}
+
 func TestShutdownWritesTheLastStatus(t *testing.T) {
 	fleet := t.TempDir()
 	if err := os.CopyFS(fleet, os.DirFS("../examples/fleet")); err != nil {

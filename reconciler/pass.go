@@ -105,6 +105,21 @@ func (l *Loop) mergeDirty(names map[string]struct{}) map[string]struct{} {
 // once, and holds at most this many rendered bundles.
 const applyBatch = 16
 
+// applier returns how bundles are handed to e, and how many at a time:
+// applyBatch at a time to an engine.BatchApplier, else one by one.
+func applier(e engine.Engine) (func(ctx context.Context, bundles []*render.Bundle, revision string) []error, int) {
+	if ba, ok := e.(engine.BatchApplier); ok {
+		return ba.ApplyBatch, applyBatch
+	}
+	return func(ctx context.Context, bs []*render.Bundle, revision string) []error {
+		errs := make([]error, len(bs))
+		for i, b := range bs {
+			errs[i] = e.Apply(ctx, b, revision)
+		}
+		return errs
+	}, 1
+}
+
 // applyAll hands bundles to the engine on all CPUs, rendering again
 // those the load did not keep whole.
 func (l *Loop) applyAll(ctx context.Context, rev string, todo []*loaded) error {
@@ -118,7 +133,7 @@ func (l *Loop) applyAll(ctx context.Context, rev string, todo []*loaded) error {
 		next   = make(chan *loaded)
 		wg     sync.WaitGroup
 	)
-	apply, size := engine.ApplyFunc(l.eng, applyBatch)
+	apply, size := applier(l.eng)
 	done := func(lo *loaded, err error) {
 		mu.Lock()
 		defer mu.Unlock()

@@ -200,3 +200,24 @@ func TestHandOverRefusesASiteBeingDeleted(t *testing.T) {
 		t.Fatalf("hand-over once the site is gone: %v", err)
 	}
 }
+
+func TestApplyBatchRefusesOneBundleAndTakesTheOthers(t *testing.T) {
+	e := newStepped(t, Options{})
+	bs := snoFleet(3)
+	bs[1] = &render.Bundle{} // names no site
+	errs := e.ApplyBatch(context.Background(), bs, "r1")
+	if errs[0] != nil || errs[2] != nil {
+		t.Fatalf("the good bundles: %v, %v", errs[0], errs[2])
+	}
+	if errs[1] == nil || !strings.Contains(errs[1].Error(), "names no site") {
+		t.Fatalf("the bundle without a site: %v, want names no site", errs[1])
+	}
+	if err := e.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"site-00", "site-02"} {
+		if st := status(t, e, name); st.Revision != "r1" {
+			t.Errorf("%s: revision %q, want r1", name, st.Revision)
+		}
+	}
+}

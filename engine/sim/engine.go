@@ -76,7 +76,10 @@ type Engine struct {
 	runErr error
 }
 
-var _ engine.Engine = (*Engine)(nil)
+var (
+	_ engine.Engine       = (*Engine)(nil)
+	_ engine.BatchApplier = (*Engine)(nil)
+)
 
 // site is one site's state plus its bookkeeping for the next commit.
 type site struct {
