@@ -34,6 +34,14 @@
 // once. With Options.Stepped the clock moves only when a test calls
 // Advance, which runs every timer due on the way and commits.
 //
+// At SpeedMax, Apply and ApplyBatch do not wait for the runner: what they
+// hand over while it runs a chunk of events is taken in between chunks,
+// as many sites as keep a batch's changed sites under
+// Options.AdmitWithin, and the rest wait in the order they came (admit.go).
+// A large fleet applied at once then installs a few hundred sites at a
+// time, each written to the store about once, rather than all of them in
+// lockstep with every commit writing them all.
+//
 // The host monitor (every 8 s upstream) and the cluster monitor (10 s) run
 // only when something changed, and at the first tick after each timeout
 // they must check: between those moments they would change nothing. The
