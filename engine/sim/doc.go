@@ -38,7 +38,7 @@
 // hand over while it runs a chunk of events is taken in between chunks,
 // as many sites as keep a batch's changed sites under
 // Options.AdmitWithin, and the rest wait in the order they came (admit.go).
-// A large fleet applied at once then installs a few hundred sites at a
+// A large fleet applied at once then installs a few dozen sites at a
 // time, each written to the store about once, rather than all of them in
 // lockstep with every commit writing them all.
 //

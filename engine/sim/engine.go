@@ -33,6 +33,9 @@ type Engine struct {
 	// the order they came (admit.go); waitingBy finds them by site.
 	waiting   []*incoming
 	waitingBy map[string]*incoming
+	// installing counts the sites the last commit wrote that still have
+	// timers pending: they change again in the batch under way.
+	installing int
 
 	// inboxMu guards what ApplyBatch hands over without waiting for mu
 	// while the runner holds it at SpeedMax: the bundles, the sites being

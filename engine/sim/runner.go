@@ -135,10 +135,14 @@ func (e *Engine) commit() error {
 	e.mu.Lock()
 	statuses := make(map[string]*engine.SiteStatus, len(e.dirty))
 	changed := make([]*site, 0, len(e.dirty))
+	e.installing = 0
 	for _, s := range e.dirty {
 		s.dirty = false
 		if s.st.Gone {
 			continue
+		}
+		if len(s.st.Timers) > 0 {
+			e.installing++
 		}
 		status := buildStatus(s.st, e.opts.Approve)
 		e.trackProgress(s, &status)
