@@ -17,13 +17,7 @@ import (
 func newMax(t testing.TB, opts Options) *Engine {
 	t.Helper()
 	opts.Speed = SpeedMax
-	opts.StateDir = t.TempDir()
-	e, err := New(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
+	return newEngine(t, opts)
 }
 
 // snoFleet makes n single-node bundles, site-00 onwards.

@@ -48,6 +48,13 @@ func renderDir(t testing.TB, dir string) map[string]*render.Bundle {
 func newStepped(t testing.TB, opts Options) *Engine {
 	t.Helper()
 	opts.Stepped = true
+	return newEngine(t, opts)
+}
+
+// newEngine starts an engine, in a temporary directory unless opts names
+// one, and closes it when the test ends.
+func newEngine(t testing.TB, opts Options) *Engine {
+	t.Helper()
 	if opts.StateDir == "" {
 		opts.StateDir = t.TempDir()
 	}
