@@ -55,13 +55,14 @@ func (e *Engine) room() bool {
 }
 
 // paced reports whether applied bundles may wait for the runner: at
-// SpeedMax, where the runner never waits for the clock. Callers hold mu.
+// SpeedMax, where the runner never waits for the clock. It reads only the
+// options, which never change, so it needs no lock.
 func (e *Engine) paced() bool {
 	return math.IsInf(e.opts.Speed, 1) && !e.opts.Stepped
 }
 
-// take records an incoming bundle: at once, or, when the runner's batch
-// under way already changed Options.AdmitWithin sites, in the waiting line (where
+// take records an incoming bundle: at once, or, when bundles wait already
+// or the runner has no room for another site, in the waiting line (where
 // it replaces a bundle of the same site that still waits). Callers hold
 // mu.
 func (e *Engine) take(in *incoming) error {
