@@ -244,6 +244,62 @@ func TestRunInstallsTheFleetAndARestartReinstallsNothing(t *testing.T) {
 	}
 }
 
+func TestARestartAppliesWhatTheEngineNeverTookIn(t *testing.T) {
+	srv := gittest.StartDaemon(t)
+	url := srv.Seed(t, "fleet.git", "../examples/fleet")
+	seed := srv.Head(t, "fleet.git", "main")
+	state := t.TempDir()
+	engineDir, saved := filepath.Join(state, "engine"), filepath.Join(t.TempDir(), "engine")
+	runOnce := func() *run {
+		r := startRun(t, url, state, WithUntilInstalled(true))
+		if err := r.wait(); err != nil {
+			t.Fatal(err)
+		}
+		r.stop()
+		return r
+	}
+
+	runOnce()
+	if err := os.CopyFS(saved, os.DirFS(engineDir)); err != nil {
+		t.Fatal(err)
+	}
+	srv.Commit(t, "fleet.git", "main", map[string]string{"marlow-sno.yaml": strings.Replace(read(t, "../examples/fleet/marlow-sno.yaml"), "region: north", "region: north-2", 1)}, "Move marlow")
+	if n := counter(t, runOnce().loop, "siteops_reconcile_sites_applied_total"); n != 1 {
+		t.Fatalf("the run after the change applied %v sites, want 1", n)
+	}
+
+	// The engine's state as it was before it took in the change, as a
+	// process killed before the engine committed it leaves it; the loop
+	// remembers the change as applied.
+	if err := os.RemoveAll(engineDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(engineDir, os.DirFS(saved)); err != nil {
+		t.Fatal(err)
+	}
+	if n := counter(t, runOnce().loop, "siteops_reconcile_sites_applied_total"); n != 1 {
+		t.Errorf("the restart applied %v sites, want 1: the one the engine lacks", n)
+	}
+	eng, err := sim.New(context.Background(), sim.Options{StateDir: engineDir, Stepped: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	// The site is applied again at the revision the restart reconciled
+	// (the status commits came after the change); the others stay.
+	for _, name := range exampleSites {
+		st, err := eng.Status(context.Background(), name)
+		switch {
+		case err != nil:
+			t.Errorf("%s: %v", name, err)
+		case name == "marlow-sno-01" && st.Revision == seed:
+			t.Errorf("the engine still holds %s at %s, from before the change", name, source.ShortRevision(seed))
+		case name != "marlow-sno-01" && st.Revision != seed:
+			t.Errorf("the engine holds %s at %s, want %s", name, source.ShortRevision(st.Revision), source.ShortRevision(seed))
+		}
+	}
+}
+
 // counter reads a counter or gauge without labels from the loop's metrics.
 func counter(t *testing.T, l *Loop, name string) float64 {
 	t.Helper()

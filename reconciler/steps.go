@@ -138,14 +138,19 @@ func (l *Loop) stepCheck(ctx context.Context, p *pass) error {
 // blocked, and records the sites in the index.
 func (l *Loop) stepDecide(ctx context.Context, p *pass) error {
 	rev := p.rev
-	// Whether the engine holds each site is asked before the lock: on a
-	// first pass, after the engine's state was lost, a site must be
-	// applied again even if the loop remembers it.
-	lost := map[string]bool{}
+	// What the engine holds of each site is asked before the lock: on a
+	// first pass, a site must be applied again even if the loop remembers
+	// it when the engine lost it, or never took in the revision the loop
+	// handed it (a process killed before the engine committed it).
+	// A site the engine cannot report now is taken as held.
+	held := map[string]*engine.SiteStatus{}
 	if !l.fleet.started {
 		for _, lo := range p.accepted {
-			if _, err := l.eng.Status(ctx, lo.rec.name); errors.Is(err, engine.ErrNotFound) {
-				lost[lo.rec.name] = true
+			switch st, err := l.eng.Status(ctx, lo.rec.name); {
+			case err == nil:
+				held[lo.rec.name] = &st
+			case errors.Is(err, engine.ErrNotFound):
+				held[lo.rec.name] = nil
 			}
 		}
 	}
@@ -155,9 +160,13 @@ func (l *Loop) stepDecide(ctx context.Context, p *pass) error {
 	for _, lo := range p.accepted {
 		name := lo.rec.name
 		r := lo.rec
+		lost := false
 		if old := l.ix.sites[name]; old != nil {
 			r.hash, r.applied, r.engineRevision, r.phase = old.hash, old.applied, old.engineRevision, old.phase
 			before[name] = old.observed
+			if st, asked := held[name]; asked {
+				lost = st == nil || old.applied != "" && st.Revision != old.applied && st.RefusedRevision != old.applied
+			}
 		}
 		r.observed, r.findings = rev, p.byName[name]
 		apply := false
@@ -166,7 +175,7 @@ func (l *Loop) stepDecide(ctx context.Context, p *pass) error {
 			r.block(engine.PhaseInvalid, engine.ReasonRenderFailed, blockedMessage(rev, "the site does not render", r.findings, r.kept()))
 		case len(deny) > 0:
 			r.block(engine.PhasePolicyFailed, engine.ReasonPolicyDenied, blockedMessage(rev, fmt.Sprintf("%d deny finding(s) block it", len(deny)), deny, r.kept()))
-		case r.hash != lo.hash || lost[name]:
+		case r.hash != lo.hash || lost:
 			p.toApply = append(p.toApply, lo)
 			apply = true
 		}
