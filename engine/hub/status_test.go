@@ -61,8 +61,10 @@ func TestStatusFromControllers(t *testing.T) {
 		}},
 	})
 	waitNotified(t, changes, site)
+	// The BareMetalHost and the Agent reach the engine through caches of
+	// their own, in either order: wait for both.
 	st := waitStatus(t, e, site, func(st engine.SiteStatus) bool {
-		return len(st.Hosts) == 1 && st.Hosts[0].State == "insufficient"
+		return len(st.Hosts) == 1 && st.Hosts[0].State == "insufficient" && st.Hosts[0].ProvisioningState == "provisioned"
 	})
 	hst := st.Hosts[0]
 	if hst.Name != bmhName || hst.Agent != agent.GetName() || hst.ProvisioningState != "provisioned" || !hst.Approved || hst.Role != "master" {
