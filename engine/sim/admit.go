@@ -61,58 +61,85 @@ func (e *Engine) paced() bool {
 	return math.IsInf(e.opts.Speed, 1) && !e.opts.Stepped
 }
 
-// take records an incoming bundle: at once, or, when bundles wait already
-// or the runner has no room for another site, in the waiting line (where
-// it replaces a bundle of the same site that still waits). Callers hold
-// mu.
-func (e *Engine) take(in *incoming) error {
-	if !e.paced() || len(e.waiting) == 0 && e.room() {
-		return e.applyLocked(in)
-	}
-	if s := e.sites[in.site]; s != nil && s.st.Deleting != nil {
+// admits reports whether a bundle is applied at once: not when paced
+// bundles wait already, or the runner has no room for another site.
+// Callers hold mu.
+func (e *Engine) admits() bool {
+	return !e.paced() || e.lineLen() == 0 && e.room()
+}
+
+// enqueue puts a bundle in the waiting line, where it replaces a bundle
+// of the same site that still waits. A bundle of a site being deleted, or
+// handed to a closed engine, is refused as Apply refuses it. It needs no
+// lock but lineMu, which it takes.
+func (e *Engine) enqueue(in *incoming) error {
+	e.lineMu.Lock()
+	defer e.lineMu.Unlock()
+	switch {
+	case e.lineClosed:
+		return errClosed
+	case e.deleting[in.site]:
 		return deletingError(in.site)
 	}
-	if w := e.waitingBy[in.site]; w != nil {
+	if w := e.lineBy[in.site]; w != nil {
 		*w = *in
 		return nil
 	}
-	e.waiting = append(e.waiting, in)
-	e.waitingBy[in.site] = in
+	e.line = append(e.line, in)
+	e.lineBy[in.site] = in
+	return nil
+}
+
+func (e *Engine) lineLen() int {
+	e.lineMu.Lock()
+	defer e.lineMu.Unlock()
+	return len(e.lineBy)
+}
+
+// next takes the first bundle of the waiting line, nil when none waits.
+func (e *Engine) next() *incoming {
+	e.lineMu.Lock()
+	defer e.lineMu.Unlock()
+	for len(e.line) > 0 {
+		in := e.line[0]
+		e.line[0] = nil
+		e.line = e.line[1:]
+		if !in.dropped {
+			delete(e.lineBy, in.site)
+			return in
+		}
+	}
+	e.line = nil
 	return nil
 }
 
 // admitWaiting applies waiting bundles in the order they came, while the
-// batch under way changed fewer than Options.AdmitWithin sites, or all of them.
-// Callers hold mu.
+// runner has room for them, or all of them. Callers hold mu.
 func (e *Engine) admitWaiting(all bool) {
-	for len(e.waiting) > 0 && (all || e.room()) {
-		in := e.waiting[0]
-		e.waiting[0] = nil
-		e.waiting = e.waiting[1:]
-		if in.dropped {
-			continue
+	for all || e.room() {
+		in := e.next()
+		if in == nil {
+			return
 		}
-		delete(e.waitingBy, in.site)
 		if err := e.applyLocked(in); err != nil {
-			// take refused a site being deleted, and Delete drops what
-			// waits.
+			// enqueue refused a site being deleted, and Delete drops
+			// what waits: a bug if it shows.
 			e.opts.Logger.Error("apply a waiting bundle", "site", in.site, "revision", in.revision, "err", err)
 		}
-	}
-	if len(e.waiting) == 0 {
-		e.waiting = nil
 	}
 }
 
 // dropWaiting forgets the bundle of a site that waits, and reports
-// whether there was one. Callers hold mu.
+// whether there was one.
 func (e *Engine) dropWaiting(site string) bool {
-	w := e.waitingBy[site]
+	e.lineMu.Lock()
+	defer e.lineMu.Unlock()
+	w := e.lineBy[site]
 	if w == nil {
 		return false
 	}
 	w.dropped = true
-	delete(e.waitingBy, site)
+	delete(e.lineBy, site)
 	return true
 }
 
@@ -153,40 +180,6 @@ var (
 	errClosed = errors.New("apply: the engine is closed")
 )
 
-// handOver leaves bundles in the inbox for the runner, which holds mu,
-// and wakes it; a bundle of a site being deleted is refused at once, as
-// Apply refuses it.
-func (e *Engine) handOver(ins []*incoming, errs []error) {
-	e.inboxMu.Lock()
-	for i, in := range ins {
-		switch {
-		case in == nil:
-		case e.inboxClosed:
-			errs[i] = errClosed
-		case e.deleting[in.site]:
-			errs[i] = deletingError(in.site)
-		default:
-			e.inbox = append(e.inbox, in)
-		}
-	}
-	e.inboxMu.Unlock()
-	e.poke()
-}
-
-// drainInbox takes the bundles handed over. Callers hold mu.
-func (e *Engine) drainInbox() {
-	e.inboxMu.Lock()
-	ins := e.inbox
-	e.inbox = nil
-	e.inboxMu.Unlock()
-	for _, in := range ins {
-		if err := e.take(in); err != nil {
-			// A deletion started after the bundle was handed over.
-			e.opts.Logger.Error("apply a bundle handed over", "site", in.site, "revision", in.revision, "err", err)
-		}
-	}
-}
-
 // listDeleting keeps Engine.deleting in step with whether s is being
 // deleted. Callers hold mu.
 func (e *Engine) listDeleting(s *site) {
@@ -195,11 +188,11 @@ func (e *Engine) listDeleting(s *site) {
 		return
 	}
 	s.listedDeleting = del
-	e.inboxMu.Lock()
+	e.lineMu.Lock()
 	if del {
 		e.deleting[s.st.Name] = true
 	} else {
 		delete(e.deleting, s.st.Name)
 	}
-	e.inboxMu.Unlock()
+	e.lineMu.Unlock()
 }

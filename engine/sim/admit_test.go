@@ -79,8 +79,8 @@ func TestApplyAtMaxTakesSitesInAsOthersFinish(t *testing.T) {
 	}
 	// The runner's next chunk takes in as many sites as its batch may
 	// change; the others wait, in the order they came.
-	e.drainInbox()
-	taken, waiting := len(e.sites), len(e.waiting)
+	e.admitWaiting(false)
+	taken, waiting := len(e.sites), e.lineLen()
 	e.mu.Unlock()
 	if taken != 2 || waiting != 10 {
 		t.Fatalf("after one chunk: %d sites taken in and %d waiting, want 2 and 10", taken, waiting)
@@ -95,7 +95,7 @@ func TestApplyAtMaxTakesSitesInAsOthersFinish(t *testing.T) {
 		return true
 	})
 	e.mu.Lock()
-	waiting = len(e.waiting) + len(e.waitingBy)
+	waiting = e.lineLen()
 	e.mu.Unlock()
 	if waiting != 0 {
 		t.Errorf("%d bundles still wait once every site installed", waiting)
@@ -116,12 +116,11 @@ func TestWaitingBundleIsReplacedDroppedAndFlushed(t *testing.T) {
 	bs := snoFleet(40)
 	e.mu.Lock()
 	applyHeld(t, e, bs, "r1")
-	e.drainInbox()
+	e.admitWaiting(false)
 	// A newer bundle of a site that waits takes its place in the line.
 	applyHeld(t, e, []*render.Bundle{bs[5]}, "r2")
-	e.drainInbox()
-	waiting, rev := len(e.waiting), ""
-	if w := e.waitingBy["site-05"]; w != nil {
+	waiting, rev := e.lineLen(), ""
+	if w := e.lineBy["site-05"]; w != nil {
 		rev = w.revision
 	}
 	e.mu.Unlock()
@@ -156,7 +155,7 @@ func TestWaitingBundleIsReplacedDroppedAndFlushed(t *testing.T) {
 	})
 }
 
-func TestHandOverRefusesASiteBeingDeleted(t *testing.T) {
+func TestTheWaitingLineRefusesASiteBeingDeleted(t *testing.T) {
 	dir := t.TempDir()
 	e := newStepped(t, Options{StateDir: dir})
 	b := newSite("site-a", 1, 0).bundle()
@@ -164,15 +163,11 @@ func TestHandOverRefusesASiteBeingDeleted(t *testing.T) {
 	if err := e.Delete(context.Background(), "site-a"); err != nil {
 		t.Fatal(err)
 	}
-	handOver := func(e *Engine) error {
-		errs := make([]error, 1)
-		e.handOver([]*incoming{prepare(b, "r2")}, errs)
-		return errs[0]
-	}
-	// A bundle handed over while its site is being deleted is refused as
+	enqueue := func(e *Engine) error { return e.enqueue(prepare(b, "r2")) }
+	// A bundle put in the waiting line while its site is being deleted is refused as
 	// Apply refuses it, without the engine's lock.
-	if err := handOver(e); err == nil || !strings.Contains(err.Error(), "being deleted") {
-		t.Fatalf("hand-over during the deletion: %v, want the site is being deleted", err)
+	if err := enqueue(e); err == nil || !strings.Contains(err.Error(), "being deleted") {
+		t.Fatalf("a bundle put in the waiting line during the deletion: %v, want the site is being deleted", err)
 	}
 	if err := e.Apply(context.Background(), b, "r2"); err == nil || !strings.Contains(err.Error(), "being deleted") {
 		t.Fatalf("Apply during the deletion: %v, want the site is being deleted", err)
@@ -182,16 +177,16 @@ func TestHandOverRefusesASiteBeingDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	e = newStepped(t, Options{StateDir: dir})
-	if err := handOver(e); err == nil || !strings.Contains(err.Error(), "being deleted") {
-		t.Fatalf("hand-over after a restart during the deletion: %v, want the site is being deleted", err)
+	if err := enqueue(e); err == nil || !strings.Contains(err.Error(), "being deleted") {
+		t.Fatalf("a bundle put in the waiting line after a restart during the deletion: %v, want the site is being deleted", err)
 	}
 	// Once the site is gone, a bundle of that name is taken.
 	runUntil(t, e, time.Minute, 2*time.Hour, func() bool {
 		_, err := e.Status(context.Background(), "site-a")
 		return errors.Is(err, engine.ErrNotFound)
 	})
-	if err := handOver(e); err != nil {
-		t.Fatalf("hand-over once the site is gone: %v", err)
+	if err := enqueue(e); err != nil {
+		t.Fatalf("a bundle put in the waiting line once the site is gone: %v", err)
 	}
 }
 

@@ -29,24 +29,11 @@ type Engine struct {
 	q     queue
 	dirty []*site
 	gone  []string
-	// waiting holds applied bundles the runner has not taken in yet, in
-	// the order they came (admit.go); waitingBy finds them by site.
-	waiting   []*incoming
-	waitingBy map[string]*incoming
 	// installing counts the sites the last commit wrote that still have
 	// timers pending: they change again in the batch under way.
 	installing int
-
-	// inboxMu guards what ApplyBatch hands over without waiting for mu
-	// while the runner holds it at SpeedMax: the bundles, the sites being
-	// deleted (to refuse theirs as Apply does) and whether the engine
-	// closed.
-	inboxMu     sync.Mutex
-	inbox       []*incoming
-	deleting    map[string]bool
-	inboxClosed bool
-	owners      map[string]string // "Kind namespace/name" → site
-	macs        map[string]string // boot MAC → site
+	owners     map[string]string // "Kind namespace/name" → site
+	macs       map[string]string // boot MAC → site
 	// nmIndex finds NMStateConfigs by label, across sites.
 	nmIndex map[string][]nmRef
 	hwCache map[string]hardware
@@ -68,6 +55,17 @@ type Engine struct {
 	// commitMu serializes commits, so that statuses publish in order.
 	commitMu sync.Mutex
 	counters counters
+
+	// lineMu guards the waiting line of applied bundles the runner has not
+	// taken in yet (admit.go), which ApplyBatch fills without mu while the
+	// runner holds it at SpeedMax: the bundles in the order they came, the
+	// same by site, the sites being deleted (whose bundles are refused as
+	// Apply refuses them) and whether the engine closed.
+	lineMu     sync.Mutex
+	line       []*incoming
+	lineBy     map[string]*incoming
+	deleting   map[string]bool
+	lineClosed bool
 
 	pubMu     sync.RWMutex
 	published map[string]*engine.SiteStatus
@@ -107,7 +105,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		opts:      opts,
 		now:       opts.Start.UTC(),
 		sites:     map[string]*site{},
-		waitingBy: map[string]*incoming{},
+		lineBy:    map[string]*incoming{},
 		deleting:  map[string]bool{},
 		owners:    map[string]string{},
 		macs:      map[string]string{},
@@ -204,7 +202,13 @@ func (e *Engine) ApplyBatch(ctx context.Context, bs []*render.Bundle, revision s
 	if !e.paced() {
 		e.mu.Lock()
 	} else if !e.mu.TryLock() {
-		e.handOver(ins, errs)
+		// The runner is in a chunk of events: leave the bundles for it.
+		for i, in := range ins {
+			if in != nil {
+				errs[i] = e.enqueue(in)
+			}
+		}
+		e.poke()
 		return errs
 	}
 	defer e.mu.Unlock()
@@ -217,10 +221,13 @@ func (e *Engine) ApplyBatch(ctx context.Context, bs []*render.Bundle, revision s
 		return errs
 	}
 	e.catchUp()
-	e.drainInbox()
 	for i, in := range ins {
-		if in != nil {
-			errs[i] = e.take(in)
+		switch {
+		case in == nil:
+		case e.admits():
+			errs[i] = e.applyLocked(in)
+		default:
+			errs[i] = e.enqueue(in)
 		}
 	}
 	e.poke()
@@ -354,7 +361,6 @@ func (e *Engine) Steps() uint64 {
 // publishes what changed since the last commit.
 func (e *Engine) Flush(ctx context.Context) error {
 	e.mu.Lock()
-	e.drainInbox()
 	e.admitWaiting(true)
 	e.mu.Unlock()
 	return e.commit()
@@ -369,13 +375,12 @@ func (e *Engine) Close() error {
 	}
 	e.closed = true
 	e.mu.Unlock()
-	e.inboxMu.Lock()
-	e.inboxClosed = true
-	e.inboxMu.Unlock()
+	e.lineMu.Lock()
+	e.lineClosed = true
+	e.lineMu.Unlock()
 	e.stop()
 	<-e.done
 	e.mu.Lock()
-	e.drainInbox()
 	e.admitWaiting(true)
 	e.mu.Unlock()
 	err := e.commit()

@@ -87,8 +87,8 @@ func max0(d time.Duration) time.Duration {
 
 // runBatch runs the events due now, in chunks so that Apply and Status
 // callers are not held up; it reports whether events remain due or
-// applied bundles wait (admit.go). A batch
-// ends after maxCommitInterval, or after minInterval when that is longer.
+// applied bundles wait (admit.go). A batch ends after maxCommitInterval,
+// or after minInterval when that is longer.
 func (e *Engine) runBatch(max bool, minInterval time.Duration) bool {
 	start := time.Now()
 	interval := maxCommitInterval
@@ -101,7 +101,6 @@ func (e *Engine) runBatch(max bool, minInterval time.Duration) bool {
 		target := e.virtualNow()
 		if max {
 			target = time.Unix(0, math.MaxInt64)
-			e.drainInbox()
 			e.admitWaiting(false)
 		}
 		n := e.process(target, 2000)
@@ -111,7 +110,7 @@ func (e *Engine) runBatch(max bool, minInterval time.Duration) bool {
 		if !max && !pending && target.After(e.now) {
 			e.now = target
 		}
-		waiting := len(e.waiting) > 0
+		waiting := e.lineLen() > 0
 		e.mu.Unlock()
 		ran += n
 		if !pending {
