@@ -101,8 +101,8 @@ func (l *Loop) mergeDirty(names map[string]struct{}) map[string]struct{} {
 }
 
 // applyBatch is how many bundles each applying goroutine hands to an
-// engine.BatchApplier at a time: each batch waits for the engine's lock
-// once, and holds at most this many rendered bundles.
+// engine.BatchApplier at a time: each batch takes the engine's lock once,
+// and at most this many rendered bundles are held per goroutine.
 const applyBatch = 16
 
 // applier returns how bundles are handed to e, and how many at a time:

@@ -48,8 +48,9 @@ type Options struct {
 	// (default 50,000).
 	BatchEvents int
 	// AdmitWithin is how many sites may change within one batch of the
-	// runner at SpeedMax before sites applied meanwhile wait for a later
-	// batch (default 512, admit.go).
+	// runner at SpeedMax, those the last commit left installing counted,
+	// before sites applied meanwhile wait for a later batch (default 32,
+	// admitWithin in admit.go).
 	AdmitWithin int
 	// Bounds say when a site that does not move needs attention (a zero
 	// bound takes its default, a negative one is off).
