@@ -1,9 +1,12 @@
 package safefs
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
+	"math"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -127,4 +130,59 @@ func (f *fastRoot) stat(name string, lstat bool) (fs.FileInfo, bool) {
 		return nil, false
 	}
 	return fi, true
+}
+
+// readFile reads a regular file of at most max bytes with the fewest
+// system calls: look it up without opening it (O_PATH), describe it,
+// open it and read it, with no *os.File (whose descriptor the runtime
+// inspects and offers to its poller: five calls more). os.Root's way
+// took twelve calls a file, and a fleet is thousands of small files.
+// False for anything but a regular file of at most max bytes read to its
+// end: the caller then takes the slow path, which gives the error.
+func (f *fastRoot) readFile(name string, max int64) ([]byte, bool) {
+	if !fs.ValidPath(name) {
+		return nil, false
+	}
+	pfd, ok := f.openat2(name, unix.O_PATH)
+	if !ok {
+		return nil, false
+	}
+	var st unix.Stat_t
+	err := unix.Fstat(pfd, &st)
+	unix.Close(pfd)
+	// Described before it is opened, as ReadFile promises: a named pipe
+	// or a device is never opened.
+	if err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > max {
+		return nil, false
+	}
+	// O_NONBLOCK: should the name have become a named pipe meanwhile,
+	// the open does not wait for a writer.
+	fd, ok := f.openat2(name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
+	if !ok {
+		return nil, false
+	}
+	defer unix.Close(fd)
+	// Read to the end: the size described can be stale, and is at most
+	// max+1 bytes read, so that a file grown past the limit is caught.
+	limit := int(min(max, math.MaxInt32)) + 1
+	buf := make([]byte, 0, st.Size+bytes.MinRead)
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(cap(buf), limit-len(buf)))
+		}
+		n, err := unix.Read(fd, buf[len(buf):min(cap(buf), limit)])
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, false
+		}
+		if n == 0 {
+			return buf, true
+		}
+		buf = buf[:len(buf)+n]
+		if len(buf) == limit {
+			return nil, false
+		}
+	}
 }

@@ -2,6 +2,8 @@ package safefs
 
 import (
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -56,6 +58,53 @@ func TestFastRootRefusesEscapes(t *testing.T) {
 		}
 		if _, ok := r.fast.stat(name, true); !ok {
 			t.Errorf("fast lstat of the link %q refused", name)
+		}
+	}
+}
+
+// The fast read takes a regular file inside the root, in the root itself
+// too, whole; it leaves everything else to the slow path (which gives
+// the error): escapes, directories, named pipes, files over the limit.
+func TestFastReadFile(t *testing.T) {
+	dir := rootTree(t)
+	big := strings.Repeat("0123456789abcdef", 40000) // many reads' worth
+	if err := os.WriteFile(filepath.Join(dir, "sites", "big.yaml"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.fast == nil {
+		t.Skip("no openat2 here: os.Root reads every file, as TestRootFSMatchesOSRoot checks")
+	}
+	for _, tt := range []struct {
+		name string
+		max  int64
+		want string // "" for left to the slow path
+	}{
+		{"site.yaml", 1 << 20, "a: 1\n"},
+		{"site.yaml", 5, "a: 1\n"},
+		{"site.yaml", 4, ""},
+		{"sites/b.yaml", 1 << 20, "b: 2\n"},
+		{"link-in", 1 << 20, "b: 2\n"},
+		{"sites/up", 1 << 20, "a: 1\n"},
+		{"sites/big.yaml", 1 << 20, big},
+		{"sites/big.yaml", int64(len(big)), big},
+		{"sites/big.yaml", int64(len(big)) - 1, ""},
+		{"link-out", 1 << 20, ""},
+		{"sites/link-out", 1 << 20, ""},
+		{"link-proc", 1 << 20, ""},
+		{"sites", 1 << 20, ""},
+		{"fifo", 1 << 20, ""},
+		{"missing", 1 << 20, ""},
+		{"../secret", 1 << 20, ""},
+		{"/site.yaml", 1 << 20, ""},
+	} {
+		got, ok := r.fast.readFile(tt.name, tt.max)
+		if ok != (tt.want != "") || string(got) != tt.want {
+			t.Errorf("fast read of %q (limit %d) = %d bytes, %v; want %d bytes", tt.name, tt.max, len(got), ok, len(tt.want))
 		}
 	}
 }

@@ -17,3 +17,5 @@ func (*fastRoot) close() {}
 func (*fastRoot) open(string) (*os.File, bool) { return nil, false }
 
 func (*fastRoot) stat(string, bool) (fs.FileInfo, bool) { return nil, false }
+
+func (*fastRoot) readFile(string, int64) ([]byte, bool) { return nil, false }

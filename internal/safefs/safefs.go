@@ -55,6 +55,11 @@ var ErrNotRegular = errors.New("not a regular file")
 // named pipe, a socket, a device) is refused before it is opened: opening
 // a named pipe blocks until someone writes to it.
 func ReadFile(fsys fs.FS, p string, max int64) ([]byte, error) {
+	if r, ok := fsys.(*rootFS); ok {
+		if data, ok := r.fast.readFile(p, max); ok {
+			return data, nil
+		}
+	}
 	if sfs, ok := fsys.(fs.StatFS); ok { // the os.Root of the fleet is one
 		st, err := sfs.Stat(p)
 		if err != nil {
