@@ -1,9 +1,13 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/siteops/siteops/sites"
 )
 
 func TestJSONGolden(t *testing.T) {
@@ -96,5 +100,60 @@ func TestJSON(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The findings, encoded in chunks on every core, make the bytes one
+// encoder makes of the whole report: for no finding, one, a chunk's
+// worth and more, with HTML characters, non-ASCII text, control
+// characters, invalid UTF-8 and every optional field set or not.
+func TestJSONChunksMatchOneEncoder(t *testing.T) {
+	texts := []string{"plain", "<a & b>", "naïve ☃ \u2028", "tab\tnew\nline\x01", "bad \xff utf-8", `quote " back \ slash`, ""}
+	finding := func(i int) Finding {
+		f := Finding{
+			Rule:     "ztp.rule-" + strconv.Itoa(i%7),
+			Severity: []Severity{Deny, Warn, Info}[i%3],
+			Message:  texts[i%len(texts)] + " " + strconv.Itoa(i),
+			Pos:      sites.Position{File: "sites/s" + strconv.Itoa(i) + ".yaml", Line: i % 5, Column: i % 3},
+		}
+		if i%2 == 0 {
+			f.Site, f.Field = "site-"+strconv.Itoa(i), texts[(i+1)%len(texts)]
+		}
+		if i%5 == 0 {
+			f.Object = &ObjectRef{Kind: "BareMetalHost", Name: texts[(i+2)%len(texts)]}
+		}
+		if i%4 == 0 {
+			f.Waived = texts[(i+3)%len(texts)]
+		}
+		return f
+	}
+	for _, n := range []int{0, 1, 2, 255, 256, 257, 1000} {
+		r := &Report{Sites: n, Revision: "abc <&>"}
+		for i := range n {
+			r.Findings = append(r.Findings, finding(i))
+		}
+		var got bytes.Buffer
+		if err := (&jsonWriter{&options{}}).Write(&got, r); err != nil {
+			t.Fatal(err)
+		}
+		p, err := (&options{}).prepare(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		out := jsonReport{Revision: p.Revision, Summary: jsonSummary{Sites: p.Sites, Deny: p.Count(Deny), Warn: p.Count(Warn), Info: p.Count(Info), Waived: p.Waived()}, Findings: p.Findings}
+		if out.Findings == nil {
+			out.Findings = []Finding{}
+		}
+		if err := encodeJSON(&want, out, ""); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			i := 0
+			for i < min(got.Len(), want.Len()) && got.Bytes()[i] == want.Bytes()[i] {
+				i++
+			}
+			t.Errorf("%d findings: the output differs from one encoder's at byte %d: %q, want %q", n, i, got.Bytes()[i:min(got.Len(), i+40)], want.Bytes()[i:min(want.Len(), i+40)])
+		}
 	}
 }
