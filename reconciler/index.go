@@ -69,6 +69,16 @@ func (r *record) kept() string {
 	return r.applied
 }
 
+// caughtUp reports whether the status last written shows the engine at
+// the revision the loop applied last, or says why it is not: a refused
+// change or a conflict needs a person, and waiting would not end it.
+// Until then a site Installed at an earlier revision is not done: the
+// engine may take an applied bundle in later (the embedded engine queues
+// them at --speed max).
+func (r *record) caughtUp() bool {
+	return r.applied == "" || r.engineRevision == r.applied || r.attention
+}
+
 // block marks the record's observed revision as not applied: the site
 // shows phase as (or the engine's phase when ""), with reason and
 // message.

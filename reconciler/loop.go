@@ -322,7 +322,7 @@ func (l *Loop) finished() (bool, error) {
 			installed++ // not part of the fleet any more
 		case r.phase.Failed() || r.phase.Blocked():
 			failed = append(failed, name)
-		case r.phase == engine.PhaseInstalled:
+		case r.phase == engine.PhaseInstalled && r.caughtUp():
 			installed++
 		}
 	}
@@ -339,8 +339,9 @@ func (l *Loop) settled(ctx context.Context) bool {
 	if !l.o.untilInstalled {
 		return false
 	}
-	// The names are taken under the lock, the engine asked without it.
-	var names []string
+	// The sites are taken under the lock, the engine asked without it.
+	type site struct{ name, applied string }
+	var list []site
 	l.mu.RLock()
 	for name, r := range l.ix.sites {
 		if r.orphaned || r.deleting {
@@ -350,12 +351,12 @@ func (l *Loop) settled(ctx context.Context) bool {
 			l.mu.RUnlock()
 			return true
 		}
-		names = append(names, name)
+		list = append(list, site{name, r.applied})
 	}
 	l.mu.RUnlock()
 	installed := true
-	for _, name := range names {
-		st, err := l.eng.Status(ctx, name)
+	for _, s := range list {
+		st, err := l.eng.Status(ctx, s.name)
 		switch {
 		case err != nil:
 			installed = false
@@ -363,6 +364,8 @@ func (l *Loop) settled(ctx context.Context) bool {
 			return true
 		case st.Phase != engine.PhaseInstalled:
 			installed = false
+		case s.applied != "" && st.Revision != s.applied && !st.Reason.NeedsAttention():
+			installed = false // the engine has not taken in the revision applied yet
 		}
 	}
 	return installed

@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -296,6 +297,33 @@ func TestARestartAppliesWhatTheEngineNeverTookIn(t *testing.T) {
 			t.Errorf("the engine still holds %s at %s, from before the change", name, source.ShortRevision(seed))
 		case name != "marlow-sno-01" && st.Revision != seed:
 			t.Errorf("the engine holds %s at %s, want %s", name, source.ShortRevision(st.Revision), source.ShortRevision(seed))
+		}
+	}
+}
+
+// A run until installed that follows a change to an installed site ends
+// only once the site's status shows the engine installing the change:
+// the site was Installed before the engine took the change in, and a
+// status written in between still shows the revision before.
+func TestUntilInstalledEndsWithTheChangeInTheStatus(t *testing.T) {
+	srv := gittest.StartDaemon(t)
+	url := srv.Seed(t, "fleet.git", "../examples/fleet")
+	state := t.TempDir()
+	for round := range 3 {
+		change := srv.Commit(t, "fleet.git", "main", map[string]string{"marlow-sno.yaml": strings.Replace(read(t, "../examples/fleet/marlow-sno.yaml"), "region: north", "region: north-"+strconv.Itoa(round), 1)}, "Move marlow")
+		r := startRun(t, url, state, WithUntilInstalled(true))
+		if err := r.wait(); err != nil {
+			t.Fatal(err)
+		}
+		r.stop()
+		doc, ok := statusOf(t, srv)["marlow-sno-01"]
+		switch {
+		case !ok:
+			t.Fatalf("round %d: no status of marlow-sno-01", round)
+		case doc.Phase != engine.PhaseInstalled:
+			t.Errorf("round %d: marlow-sno-01 is %s, want Installed", round, doc.Phase)
+		case doc.Revision != change:
+			t.Errorf("round %d: the run ended with marlow-sno-01's status at %s, want the change %s", round, source.ShortRevision(doc.Revision), source.ShortRevision(change))
 		}
 	}
 }
