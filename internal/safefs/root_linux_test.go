@@ -67,7 +67,7 @@ func TestFastRootRefusesEscapes(t *testing.T) {
 // the error): escapes, directories, named pipes, files over the limit.
 func TestFastReadFile(t *testing.T) {
 	dir := rootTree(t)
-	big := strings.Repeat("0123456789abcdef", 40000) // many reads' worth
+	big := strings.Repeat("0123456789abcdef", 40000) // 640 KB
 	if err := os.WriteFile(filepath.Join(dir, "sites", "big.yaml"), []byte(big), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -105,6 +105,41 @@ func TestFastReadFile(t *testing.T) {
 		got, ok := r.fast.readFile(tt.name, tt.max)
 		if ok != (tt.want != "") || string(got) != tt.want {
 			t.Errorf("fast read of %q (limit %d) = %d bytes, %v; want %d bytes", tt.name, tt.max, len(got), ok, len(tt.want))
+		}
+	}
+}
+
+// The read loop takes a file whole whatever size it was described with
+// (a file can grow or shrink after its stat), up to the limit exactly,
+// and refuses one byte more.
+func TestReadFDGrowsToTheLimit(t *testing.T) {
+	content := strings.Repeat("0123456789abcdef", 4096) // 64 KiB, many of the first buffer
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n := int64(len(content))
+	for _, tt := range []struct {
+		size, most int64
+		ok         bool
+	}{
+		{n, n, true},
+		{0, n, true},     // described empty: grown since
+		{100, n, true},   // grown past the first buffer
+		{2 * n, n, true}, // shrunk since
+		{0, n + 1, true},
+		{0, n - 1, false}, // one byte over the limit, found while reading
+		{n, n - 1, false},
+		{0, 0, false},
+	} {
+		fd, err := unix.Open(p, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := readFD(fd, tt.size, tt.most)
+		unix.Close(fd)
+		if ok != tt.ok || ok && string(got) != content {
+			t.Errorf("readFD(size %d, most %d) = %d bytes, %v; want %v", tt.size, tt.most, len(got), ok, tt.ok)
 		}
 	}
 }
