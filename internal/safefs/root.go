@@ -1,8 +1,8 @@
 package safefs
 
 import (
-	"bytes"
 	"io/fs"
+	"math"
 	"os"
 )
 
@@ -89,13 +89,13 @@ func (r *rootFS) Lstat(name string) (fs.FileInfo, error) {
 	return r.osfs.Lstat(name)
 }
 
+// ReadFile reads a regular file as ReadFile of this package does, with no
+// limit of its own; anything else is os.Root's, errors included.
 func (r *rootFS) ReadFile(name string) ([]byte, error) {
-	f, ok := r.fast.open(name)
-	if !ok {
-		return r.osfs.ReadFile(name)
+	if data, ok := r.fast.readFile(name, math.MaxInt64); ok {
+		return data, nil
 	}
-	defer f.Close()
-	return readAll(f)
+	return r.osfs.ReadFile(name)
 }
 
 // ReadDir is os.Root's: the entries of a directory it opened describe
@@ -103,15 +103,3 @@ func (r *rootFS) ReadFile(name string) ([]byte, error) {
 func (r *rootFS) ReadDir(name string) ([]fs.DirEntry, error) { return r.osfs.ReadDir(name) }
 
 func (r *rootFS) ReadLink(name string) (string, error) { return r.osfs.ReadLink(name) }
-
-// readAll reads an open file whole into a buffer sized by its Stat, as
-// os.ReadFile and ReadFile do.
-func readAll(f *os.File) ([]byte, error) {
-	var size int64
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-		size = fi.Size()
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
-	_, err := buf.ReadFrom(f)
-	return buf.Bytes(), err
-}
