@@ -70,13 +70,18 @@ func (r *record) kept() string {
 }
 
 // caughtUp reports whether the status last written shows the engine at
-// the revision the loop applied last, or says why it is not: a refused
-// change or a conflict needs a person, and waiting would not end it.
+// the revision the loop applied last, or says why it is not.
+func (r *record) caughtUp() bool { return caughtUp(r.applied, r.engineRevision, r.attention) }
+
+// caughtUp reports whether an engine that installs revision, and whose
+// status needs attention or not, has caught up with the revision applied
+// to it: it installs that revision, or says why it does not (a refused
+// change or a conflict needs a person, and waiting would not end it).
 // Until then a site Installed at an earlier revision is not done: the
 // engine may take an applied bundle in later (the embedded engine queues
 // them at --speed max).
-func (r *record) caughtUp() bool {
-	return r.applied == "" || r.engineRevision == r.applied || r.attention
+func caughtUp(applied, revision string, attention bool) bool {
+	return applied == "" || revision == applied || attention
 }
 
 // block marks the record's observed revision as not applied: the site

@@ -364,8 +364,8 @@ func (l *Loop) settled(ctx context.Context) bool {
 			return true
 		case st.Phase != engine.PhaseInstalled:
 			installed = false
-		case s.applied != "" && st.Revision != s.applied && !st.Reason.NeedsAttention():
-			installed = false // the engine has not taken in the revision applied yet
+		case !caughtUp(s.applied, st.Revision, st.Reason.NeedsAttention()):
+			installed = false
 		}
 	}
 	return installed
