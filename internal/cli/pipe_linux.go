@@ -10,8 +10,8 @@ import (
 // outputPipeSize is the capacity asked for a pipe a command writes its
 // output into: Linux's default of 64 KiB holds two or three sites of a
 // render, so the writer and its reader (kubectl, Argo CD's plugin server)
-// would take turns at every few sites. 1 MiB is what an unprivileged process may ask by
-// default (/proc/sys/fs/pipe-max-size).
+// would take turns at every few sites. 1 MiB is what an unprivileged
+// process may ask by default (/proc/sys/fs/pipe-max-size).
 const outputPipeSize = 1 << 20
 
 // growPipe raises the capacity of w when it is a pipe smaller than
