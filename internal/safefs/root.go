@@ -16,7 +16,9 @@ import (
 // each file and directory several times) spent a seventh of its time in
 // those system calls. On Linux, FS looks a path up with one openat2
 // call confined by RESOLVE_BENEATH (no "..", absolute path or symlink
-// may leave the directory; magic links are refused), and falls back to
+// may leave the directory; magic links are refused), lists a directory
+// without an lstat of every entry (an entry's Info asks when it is
+// called, by its path), and falls back to
 // os.Root whenever that call fails or is not available: what is refused,
 // and the error that says so, stay os.Root's. One difference is left: a
 // directory on the way that may be searched but not read (mode --x) is
@@ -98,8 +100,13 @@ func (r *rootFS) ReadFile(name string) ([]byte, error) {
 	return r.osfs.ReadFile(name)
 }
 
-// ReadDir is os.Root's: the entries of a directory it opened describe
-// themselves (Info) from that directory, not by their path again.
-func (r *rootFS) ReadDir(name string) ([]fs.DirEntry, error) { return r.osfs.ReadDir(name) }
+// ReadDir lists a directory without describing each entry as it lists
+// (fastRoot.readDir); anything else is os.Root's, errors included.
+func (r *rootFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if entries, ok := r.fast.readDir(name, r.Lstat); ok {
+		return entries, nil
+	}
+	return r.osfs.ReadDir(name)
+}
 
 func (r *rootFS) ReadLink(name string) (string, error) { return r.osfs.ReadLink(name) }

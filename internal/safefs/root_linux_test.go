@@ -1,8 +1,12 @@
 package safefs
 
 import (
+	"encoding/binary"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,6 +144,112 @@ func TestReadFDGrowsToTheLimit(t *testing.T) {
 		unix.Close(fd)
 		if ok != tt.ok || ok && string(got) != content {
 			t.Errorf("readFD(size %d, most %d) = %d bytes, %v; want %v", tt.size, tt.most, len(got), ok, tt.ok)
+		}
+	}
+}
+
+// A directory of thousands of entries, more than one getdents call
+// returns, lists as os.Root lists it: every name, in order, each with
+// its type and what Info says of it. And the listing is the fast one:
+// the root's own directory and one below it.
+func TestFastReadDirMatchesOSRoot(t *testing.T) {
+	dir := rootTree(t)
+	many := filepath.Join(dir, "sites", "many")
+	if err := os.Mkdir(many, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3000 {
+		var err error
+		name := filepath.Join(many, fmt.Sprintf("site-%04d-%s.yaml", 2999-i, strings.Repeat("x", i%40)))
+		switch i % 5 {
+		case 0:
+			err = os.Mkdir(name, 0o755)
+		case 1:
+			err = os.Symlink("../b.yaml", name)
+		default:
+			err = os.WriteFile(name, []byte(strings.Repeat("y", i)), 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, got := openBoth(t, dir)
+	if got.fast == nil {
+		t.Skip("no openat2 here: os.Root lists every directory, as TestRootFSMatchesOSRoot checks")
+	}
+	gfs := got.FS().(*rootFS)
+	for _, name := range []string{".", "sites", "sites/many", "link-dir"} {
+		if _, ok := gfs.fast.readDir(name, gfs.Lstat); !ok {
+			t.Errorf("fast listing of %q refused", name)
+		}
+		wl, werr := fs.ReadDir(want.FS(), name)
+		gl, gerr := fs.ReadDir(gfs, name)
+		if werr != nil || gerr != nil {
+			t.Fatalf("ReadDir(%q): %v, want %v", name, gerr, werr)
+		}
+		if len(gl) != len(wl) {
+			t.Fatalf("ReadDir(%q): %d entries, want %d", name, len(gl), len(wl))
+		}
+		for i := range wl {
+			w, g := describeEntry(wl[i]), describeEntry(gl[i])
+			if w != g {
+				t.Errorf("ReadDir(%q)[%d] = %s, want %s", name, i, g, w)
+			}
+		}
+	}
+	// A named pipe, a file, a missing name and an escape are not listed
+	// here: os.Root gives the error.
+	for _, name := range []string{"fifo", "site.yaml", "missing", "sites/link-dir-out", "../fleet", "/"} {
+		if _, ok := gfs.fast.readDir(name, gfs.Lstat); ok {
+			t.Errorf("fast listing of %q was not refused", name)
+		}
+	}
+}
+
+func describeEntry(e fs.DirEntry) string {
+	fi, err := e.Info()
+	if err != nil {
+		return fmt.Sprintf("%s %v %v: %v", e.Name(), e.IsDir(), e.Type(), err)
+	}
+	return fmt.Sprintf("%s %v %v: %s %v %d %v", e.Name(), e.IsDir(), e.Type(), fi.Name(), fi.Mode(), fi.Size(), fi.ModTime())
+}
+
+// Records the kernel writes are read whole; a record cut short, or an
+// entry whose type the file system left unknown, sends the listing to
+// os.Root.
+func TestAppendDirents(t *testing.T) {
+	record := func(name string, typ byte, pad int) []byte {
+		n := direntName + len(name) + 1 + pad
+		rec := make([]byte, n)
+		binary.NativeEndian.PutUint64(rec, 42)
+		binary.NativeEndian.PutUint16(rec[direntReclen:], uint16(n))
+		rec[direntType] = typ
+		copy(rec[direntName:], name)
+		return rec
+	}
+	lstat := func(string) (fs.FileInfo, error) { return nil, fs.ErrNotExist }
+	buf := slices.Concat(record(".", unix.DT_DIR, 4), record("..", unix.DT_DIR, 3), record("a.yaml", unix.DT_REG, 0),
+		record("d", unix.DT_DIR, 6), record("l", unix.DT_LNK, 0), record("p", unix.DT_FIFO, 2), record("s", unix.DT_SOCK, 0),
+		record("c", unix.DT_CHR, 0), record("b", unix.DT_BLK, 1))
+	got, ok := appendDirents(nil, buf, "sites", lstat)
+	if !ok {
+		t.Fatal("well-formed records refused")
+	}
+	var names []string
+	for _, e := range got {
+		names = append(names, fmt.Sprintf("%s %v", e.Name(), e.Type()))
+	}
+	if w, g := "a.yaml ----------; d d---------; l L---------; p p---------; s S---------; c Dc---------; b D---------", strings.Join(names, "; "); g != w {
+		t.Errorf("entries %s, want %s", g, w)
+	}
+	for what, bad := range map[string][]byte{
+		"unknown type":      record("u", unix.DT_UNKNOWN, 0),
+		"cut in the header": record("a.yaml", unix.DT_REG, 0)[:direntName-1],
+		"cut in the name":   record("a.yaml", unix.DT_REG, 0)[:direntName+2],
+		"zero length":       make([]byte, direntName+8),
+	} {
+		if _, ok := appendDirents(nil, slices.Concat(record("a.yaml", unix.DT_REG, 0), bad), "sites", lstat); ok {
+			t.Errorf("%s: accepted", what)
 		}
 	}
 }

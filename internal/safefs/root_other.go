@@ -19,3 +19,7 @@ func (*fastRoot) open(string) (*os.File, bool) { return nil, false }
 func (*fastRoot) stat(string, bool) (fs.FileInfo, bool) { return nil, false }
 
 func (*fastRoot) readFile(string, int64) ([]byte, bool) { return nil, false }
+
+func (*fastRoot) readDir(string, func(string) (fs.FileInfo, error)) ([]fs.DirEntry, bool) {
+	return nil, false
+}

@@ -64,17 +64,7 @@ func rootTree(t *testing.T) string {
 // What the fast file system reads, and what it refuses with which error,
 // is what os.Root's reads and refuses, name by name.
 func TestRootFSMatchesOSRoot(t *testing.T) {
-	dir := rootTree(t)
-	want, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer want.Close()
-	got, err := OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer got.Close()
+	want, got := openBoth(t, rootTree(t))
 	wfs, gfs := want.FS().(osRootFS), got.FS().(osRootFS)
 	names := []string{
 		".", "site.yaml", "sites", "sites/b.yaml", "sites/deep", "sites/deep/c.yaml", "sites/up", "sites/dangling",
@@ -142,4 +132,21 @@ func TestRootFSMatchesOSRoot(t *testing.T) {
 			}
 		}
 	}
+}
+
+// openBoth opens dir as an os.Root and as a Root, both closed when the
+// test ends.
+func openBoth(t *testing.T, dir string) (*os.Root, *Root) {
+	t.Helper()
+	want, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { want.Close() })
+	got, err := OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { got.Close() })
+	return want, got
 }
