@@ -439,11 +439,48 @@ func (p *parser) plain(text string, num, col int) *yaml.Node {
 // the text it then throws away: most values of a site file are such
 // strings.
 func plainTag(n *yaml.Node) string {
-	if n.Value != "" && !resolvedFirst[n.Value[0]] {
+	if n.Value != "" && !resolvedFirst[n.Value[0]] || notNumber(n.Value) {
 		return "!!str"
 	}
 	return n.ShortTag()
 }
+
+// notNumber reports whether a text that starts with a digit is sure to
+// resolve to a string: it is not a timestamp (which starts "YYYY-") and
+// holds a byte no integer or float yaml.v3 reads may hold, or more than
+// one '.'. Addresses ("10.16.231.0/24", "2620:52::1", "192.168.1.1")
+// start with digits, and yaml.v3 tries each as an integer twice and as a
+// float before it says string, building an error for each failure.
+func notNumber(s string) bool {
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return false
+	}
+	if len(s) > 4 && s[4] == '-' && strings.IndexFunc(s[:4], func(r rune) bool { return r < '0' || r > '9' }) < 0 {
+		return false // may be a timestamp
+	}
+	dots := 0
+	for i := range len(s) {
+		switch c := s[i]; {
+		case c == '.':
+			if dots++; dots > 1 {
+				return true
+			}
+		case !numberByte[c]:
+			return true
+		}
+	}
+	return false
+}
+
+// numberByte marks the bytes of the integers yaml.v3 reads (decimal, 0x,
+// 0o and 0b forms, signs, underscores) and of its floats (digits, '.',
+// exponents).
+var numberByte = func() (t [256]bool) {
+	for _, c := range "0123456789abcdefABCDEFxXoO_+-" {
+		t[c] = true
+	}
+	return t
+}()
 
 // resolvedFirst marks the first bytes of the texts yaml.v3 resolves.
 var resolvedFirst = func() (t [256]bool) {

@@ -406,3 +406,34 @@ func TestPlainTagMatchesYAMLv3(t *testing.T) {
 		t.Errorf("empty: %s, want !!null", got)
 	}
 }
+
+// Texts that start with a digit, as addresses, versions, times, numbers
+// in every base and near-numbers are, get yaml.v3's tag whether notNumber
+// says string or leaves them to yaml.v3: random texts over the bytes
+// numbers, timestamps and addresses are written with.
+func TestPlainTagOfDigitsMatchesYAMLv3(t *testing.T) {
+	texts := []string{
+		"10.16.231.0/24", "2620:52:0:1302::/64", "192.168.1.1", "1.2", "1.2.3", "4.14.0", "1e3", "1.5e-3", "0x1F", "0o17",
+		"0b101", "1_000", "2001-12-14", "2001-12-14t21:59:43.10-05:00", "2001-12-14 21:59:43.10", "2001-12-14T21:59:43Z",
+		"2001-1-2", "12:30", "1:20:30", "0.5.", "1..2", "00", "08", "0x", "1-2", "1+2", "9223372036854775808",
+		"18446744073709551616", "1 2", "52:54:00:aa:bb:cc", "1.0.0-rc.1", "3.2.0", "0.0.0.0", "1.e5", "1.5E+3",
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "0123456789.-:/_+eExXoObBaAfFtTzZ "
+	for range 200000 {
+		b := []byte{byte('0' + rng.IntN(10))}
+		for range rng.IntN(14) {
+			b = append(b, alphabet[rng.IntN(len(alphabet))])
+		}
+		texts = append(texts, string(b))
+	}
+	for i := range 3000 { // timestamp-like starts
+		texts = append(texts, fmt.Sprintf("%04d-%s", rng.IntN(10000), texts[len(texts)-1-i]))
+	}
+	for _, text := range texts {
+		n := &yaml.Node{Kind: yaml.ScalarNode, Value: text}
+		if got, want := plainTag(n), n.ShortTag(); got != want {
+			t.Errorf("%q: %s, want %s", text, got, want)
+		}
+	}
+}
