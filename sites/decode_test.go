@@ -526,6 +526,11 @@ func TestDecodeDuplicateKeys(t *testing.T) {
 			after: "a: x", needle: "a: y", field: "spec.clusters[1].clusterLabels.a", msg: "defined twice; keep one"},
 		{name: "free-form map key", body: "nodes:\n- hostName: n0\n  nodeNetwork:\n    config:\n      dns: 1\n      dns: 2\n",
 			after: "dns: 1", needle: "dns: 2", field: "spec.clusters[1].nodes[0].nodeNetwork.config.dns", msg: "defined twice; keep one"},
+		{name: "deep free-form map key", body: "nodes:\n- hostName: n0\n  nodeNetwork:\n    config:\n      interfaces:\n      - name: a\n      - name: b\n" +
+			"        ipv4:\n          address:\n          - ip: 1.1.1.1\n          - ip: 2.2.2.2\n            ip.v4: x\n            ip.v4: y\n",
+			after: "ip.v4: x", needle: "ip.v4: y", field: `spec.clusters[1].nodes[0].nodeNetwork.config.interfaces[1].ipv4.address[1]["ip.v4"]`, msg: "defined twice; keep one"},
+		{name: "free-form key after a nested mapping", body: "nodes:\n- hostName: n0\n  nodeNetwork:\n    config:\n      dns:\n        a: [1, 2]\n      routes: {}\n      routes: []\n",
+			after: "routes: {}", needle: "routes: []", field: "spec.clusters[1].nodes[0].nodeNetwork.config.routes", msg: "defined twice; keep one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
