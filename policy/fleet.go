@@ -9,6 +9,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/siteops/siteops/internal/parallel"
 	"github.com/siteops/siteops/sites"
 )
 
@@ -132,10 +133,10 @@ type siteFacts struct {
 // names.
 func fleetData(all []siteFacts, names []string) ast.Value {
 	// One term per use, shared by the index by value and by site.
+	// On every core: on one, 10,000 sites' terms took half a second
+	// with the other core idle.
 	uses := make([][]*ast.Term, len(all))
-	for i, sf := range all {
-		uses[i] = useTerms(sf)
-	}
+	parallel.Each(len(all), 64, func(i int) { uses[i] = useTerms(all[i]) })
 	terms := make([][2]*ast.Term, len(factKinds))
 	shared := make([][2]*ast.Term, len(factKinds))
 	var wg sync.WaitGroup
