@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"gopkg.in/yaml.v3"
 )
@@ -176,6 +177,11 @@ func (d *nodeDecoder) spend() {
 // ("<<: *base") resolved as yaml.v3 resolves them: keys written in the
 // mapping win over merged ones, and among merged mappings the first wins.
 func (d *nodeDecoder) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
+	if !hasMergeKey(n) {
+		// The mapping's own keys and values, alternating, are the pairs:
+		// read in place rather than copied for every mapping decoded.
+		return contentPairs(n.Content)
+	}
 	var explicit, merged [][2]*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -200,6 +206,15 @@ func (d *nodeDecoder) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
 		}
 	}
 	return out
+}
+
+// contentPairs is content, a mapping's keys and values one after the
+// other, seen as pairs without a copy; the caller must not append to it.
+func contentPairs(content []*yaml.Node) [][2]*yaml.Node {
+	if len(content) < 2 {
+		return nil
+	}
+	return unsafe.Slice((*[2]*yaml.Node)(unsafe.Pointer(&content[0])), len(content)/2)
 }
 
 // mergeSources returns the pairs a merge key brings in: a mapping, or a
@@ -348,16 +363,16 @@ func (d *nodeDecoder) structValue(n *yaml.Node, v reflect.Value, path string) {
 	}
 	fields := fieldsOf(v.Type())
 	pairs := d.pairs(n, path)
-	seen := make(map[string]*yaml.Node, len(pairs))
+	var seen firstKeys
 	for _, kv := range pairs {
 		k, val := d.visit(kv[0]), kv[1]
 		key := k.Value
 		fpath := joinPath(path, key)
-		if prev, dup := seen[key]; dup {
+		if prev := seen.find(key); prev != nil {
 			d.fail(k, fpath, "defined twice (first at line %d); keep one", prev.Line)
 			continue
 		}
-		seen[key] = k
+		seen.add(k)
 		idx, known := fields.index[key]
 		if !known {
 			d.unknown(k, fpath, key, fields.names)
@@ -365,6 +380,44 @@ func (d *nodeDecoder) structValue(n *yaml.Node, v reflect.Value, path string) {
 		}
 		d.record(fpath, k)
 		d.value(val, v.Field(idx), fpath)
+	}
+}
+
+// firstKeys holds the first node of each key of a mapping, to find one
+// written twice. A struct's mapping has a few keys: they are compared one
+// by one, with no map made for each mapping, up to a count past which a
+// map is quicker.
+type firstKeys struct {
+	few  [16]*yaml.Node
+	n    int
+	many map[string]*yaml.Node
+}
+
+func (f *firstKeys) find(key string) *yaml.Node {
+	if f.many != nil {
+		return f.many[key]
+	}
+	for _, k := range f.few[:f.n] {
+		if k.Value == key {
+			return k
+		}
+	}
+	return nil
+}
+
+func (f *firstKeys) add(k *yaml.Node) {
+	switch {
+	case f.many != nil:
+		f.many[k.Value] = k
+	case f.n < len(f.few):
+		f.few[f.n] = k
+		f.n++
+	default:
+		f.many = make(map[string]*yaml.Node, 2*len(f.few))
+		for _, k := range f.few {
+			f.many[k.Value] = k
+		}
+		f.many[k.Value] = k
 	}
 }
 

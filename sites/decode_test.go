@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 func TestDecodeDefaults(t *testing.T) {
@@ -894,5 +896,23 @@ func TestProblemError(t *testing.T) {
 	}
 	if !(Problems{{Severity: SeverityWarning}, {Severity: SeverityError}}).HasErrors() || (Problems{{Severity: SeverityWarning}}).HasErrors() {
 		t.Errorf("HasErrors wrong")
+	}
+}
+
+// firstKeys finds the first node of a key written before, across the
+// switch from comparing keys one by one to a map.
+func TestFirstKeys(t *testing.T) {
+	var f firstKeys
+	var firsts []*yaml.Node
+	for i := range 40 {
+		key := fmt.Sprintf("k%d", i%25) // keys 0 to 14 come twice
+		if prev := f.find(key); i < 25 && prev != nil || i >= 25 && prev != firsts[i%25] {
+			t.Fatalf("key %d (%s): found %v", i, key, prev)
+		}
+		if i < 25 {
+			n := &yaml.Node{Kind: yaml.ScalarNode, Value: key, Line: i + 1}
+			firsts = append(firsts, n)
+			f.add(n)
+		}
 	}
 }
