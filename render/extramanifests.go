@@ -160,7 +160,6 @@ type templateData struct {
 // extraManifests computes the ConfigMap data for the site.
 func (r *siteRender) extraManifests() (map[string]manifestEntry, error) {
 	c := r.cluster
-	entries := map[string]manifestEntry{}
 	var dirs []*sites.ManifestDir
 	var userDir *sites.ManifestDir
 	if c.ExtraManifests.SearchPaths != nil {
@@ -176,6 +175,15 @@ func (r *siteRender) extraManifests() (map[string]manifestEntry, error) {
 		}
 	}
 	roles := r.site.Roles()
+	// Sized for a key per file (a template's roles may add some): the
+	// map of twenty manifests grew three times for every site.
+	size := 0
+	for _, d := range dirs {
+		if d != nil {
+			size += len(d.Files)
+		}
+	}
+	entries := make(map[string]manifestEntry, size)
 	var workload *sites.ManifestDir
 	for _, d := range dirs {
 		if d == nil {

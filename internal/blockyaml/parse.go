@@ -23,6 +23,9 @@ func Parse(data []byte) (docs []*yaml.Node, ok bool) { return parse(data, nil) }
 // for concurrent use; its zero value is ready.
 type Parser struct {
 	slab []yaml.Node
+	// lines is the buffer of the last text's lines, which no node
+	// refers to once Parse returns.
+	lines []line
 }
 
 // Parse is the package's Parse, into the nodes of the Parser's previous
@@ -125,7 +128,16 @@ func (p *parser) split() {
 		}
 		p.docs = append(p.docs, cur)
 	}
-	all := make([]line, 0, strings.Count(p.src, "\n")+1)
+	n := strings.Count(p.src, "\n") + 1
+	var all []line
+	if p.reuse != nil && cap(p.reuse.lines) >= n {
+		all = p.reuse.lines[:0]
+	} else {
+		all = make([]line, 0, n)
+		if p.reuse != nil && n <= maxKeptLines {
+			p.reuse.lines = all
+		}
+	}
 	start := 0
 	for num, rest := 1, p.src; len(rest) > 0; num++ {
 		text := rest
@@ -158,9 +170,13 @@ func (p *parser) split() {
 	p.slabSize = 2*len(all) + 2*len(p.docs) + 8
 }
 
-// maxKeptNodes bounds the slab a Parser keeps (about 2 MB): a rare large
-// text is not held for the texts after it.
-const maxKeptNodes = 1 << 14
+// maxKeptNodes bounds the slab a Parser keeps (about 2 MB), and
+// maxKeptLines its buffer of lines (about 1 MB): a rare large text is not
+// held for the texts after it.
+const (
+	maxKeptNodes = 1 << 14
+	maxKeptLines = 1 << 15
+)
 
 // node returns a new node from the slab.
 func (p *parser) node(kind yaml.Kind, tag, value string, line, column int) *yaml.Node {

@@ -354,6 +354,11 @@ func viaJSON(v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if string(raw) == "null" {
+		// An empty value (a RawExtension left unset, in every
+		// NMStateConfig): no decoder and its buffer for it.
+		return nil, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var out any
