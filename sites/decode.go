@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 
@@ -59,8 +60,18 @@ type nodeDecoder struct {
 // newNodeDecoder returns a decoder for one document; budget is shared by
 // the documents of a file.
 func newNodeDecoder(file string, budget *int) *nodeDecoder {
-	return &nodeDecoder{file: file, budget: budget, pos: map[string]Position{}, expanding: map[*yaml.Node]bool{}}
+	pos := make(map[string]Position, min(positionsHint.Load(), maxPositionsHint))
+	return &nodeDecoder{file: file, budget: budget, pos: pos, expanding: map[*yaml.Node]bool{}}
 }
+
+// positionsHint is how many field positions the last site document
+// recorded: the size the next one's map is made with. A fleet's files are
+// much alike, and a map grown to a few hundred positions was copied five
+// times on the way. maxPositionsHint bounds what one large file makes the
+// files after it take.
+var positionsHint atomic.Int64
+
+const maxPositionsHint = 4096
 
 func newBudget() *int {
 	b := maxNodeVisits
@@ -124,6 +135,9 @@ func (d *nodeDecoder) decode(n *yaml.Node, v reflect.Value, path string) (ok boo
 		}
 	}()
 	d.value(n, v, path)
+	if d.pos != nil {
+		positionsHint.Store(int64(len(d.pos)))
+	}
 	return true
 }
 
