@@ -55,7 +55,17 @@ func init() {
 // block scalars cannot be implicit keys.
 func analyze(s string, key bool) (style, error) {
 	if !key && len(s) >= minBlockScan && strings.IndexByte(s, '\n') >= 0 {
-		return analyzeBlock(s)
+		if len(s) < minRemembered {
+			return analyzeBlock(s)
+		}
+		if st, ok := blockStyles.lookup(s); ok {
+			return st, nil
+		}
+		st, err := analyzeBlock(s)
+		if err == nil {
+			blockStyles.put(s, st)
+		}
+		return st, err
 	}
 	return analyzeScan(s, key)
 }
