@@ -60,18 +60,32 @@ type nodeDecoder struct {
 // newNodeDecoder returns a decoder for one document; budget is shared by
 // the documents of a file.
 func newNodeDecoder(file string, budget *int) *nodeDecoder {
-	pos := make(map[string]Position, min(positionsHint.Load(), maxPositionsHint))
+	pos := make(map[string]Position, positionsHint.get())
 	return &nodeDecoder{file: file, budget: budget, pos: pos, expanding: map[*yaml.Node]bool{}}
 }
 
-// positionsHint is how many field positions the last site document
-// recorded: the size the next one's map is made with. A fleet's files are
+// positionsHint sizes a document's positions map: a fleet's files are
 // much alike, and a map grown to a few hundred positions was copied five
-// times on the way. maxPositionsHint bounds what one large file makes the
-// files after it take.
-var positionsHint atomic.Int64
+// times on the way.
+var positionsHint sizeHint
 
-const maxPositionsHint = 4096
+// sizeHint is the smaller of the last two sizes recorded, at most
+// maxSizeHint: one large document makes the maps of the small ones after
+// it no larger (their maps are kept with their sites), and where large
+// and small alternate the large ones grow their maps as before.
+type sizeHint struct{ last atomic.Uint64 } // the last size, then the one before, 32 bits each
+
+const maxSizeHint = 1024
+
+func (h *sizeHint) get() int {
+	v := h.last.Load()
+	return int(min(v&math.MaxUint32, v>>32, maxSizeHint))
+}
+
+func (h *sizeHint) record(n int) {
+	v := h.last.Load()
+	h.last.Store((v&math.MaxUint32)<<32 | uint64(min(n, math.MaxUint32)))
+}
 
 func newBudget() *int {
 	b := maxNodeVisits
@@ -136,7 +150,7 @@ func (d *nodeDecoder) decode(n *yaml.Node, v reflect.Value, path string) (ok boo
 	}()
 	d.value(n, v, path)
 	if d.pos != nil {
-		positionsHint.Store(int64(len(d.pos)))
+		positionsHint.record(len(d.pos))
 	}
 	return true
 }

@@ -916,3 +916,18 @@ func TestFirstKeys(t *testing.T) {
 		}
 	}
 }
+
+// The positions map of a document is made the smaller of the last two
+// documents' sizes: one large file does not enlarge the small ones after
+// it.
+func TestSizeHintIsTheSmallerOfTheLastTwo(t *testing.T) {
+	var h sizeHint
+	for _, step := range []struct{ record, want int }{
+		{300, 0}, {300, 300}, {5000, 300}, {40, 40}, {40, 40}, {5000, 40}, {5000, maxSizeHint}, {0, 0},
+	} {
+		h.record(step.record)
+		if got := h.get(); got != step.want {
+			t.Errorf("after %d: hint %d, want %d", step.record, got, step.want)
+		}
+	}
+}

@@ -38,6 +38,9 @@ func parse(data []byte, reuse *Parser) (docs []*yaml.Node, ok bool) {
 	}
 	// The text is read in place: every string a node keeps is a copy.
 	p := parser{src: unsafe.String(unsafe.SliceData(data), len(data)), reuse: reuse}
+	// The lines are pieces of data: a Parser keeping them would keep the
+	// caller's text alive, and read it should the caller reuse it.
+	defer func() { clear(p.all) }()
 	defer func() {
 		if r := recover(); r != nil {
 			if _, is := r.(unsupported); !is {
@@ -79,7 +82,9 @@ func plainText(data []byte) bool {
 type unsupported struct{}
 
 type parser struct {
-	src   string
+	src string
+	// all is every content line of src, which docs' lines are cut from.
+	all   []line
 	docs  []document
 	lines []line
 	i     int // the next line of lines
@@ -138,6 +143,7 @@ func (p *parser) split() {
 			p.reuse.lines = all
 		}
 	}
+	defer func() { p.all = all }()
 	start := 0
 	for num, rest := 1, p.src; len(rest) > 0; num++ {
 		text := rest

@@ -271,6 +271,12 @@ func TestParserReusesNodes(t *testing.T) {
 	if cap(ps.slab) == 0 || cap(ps.lines) == 0 {
 		t.Fatalf("the Parser kept %d nodes and %d lines for the next text, want some of both", cap(ps.slab), cap(ps.lines))
 	}
+	// The lines it keeps hold no piece of the last text.
+	for i, l := range ps.lines[:cap(ps.lines)] {
+		if l.text != "" {
+			t.Fatalf("line buffer %d still holds %q", i, l.text)
+		}
+	}
 }
 
 var scalars = []string{"a", "x y", "1", "-1", "0644", "true", "yes", "~", "null", "", "''", `""`, "'it''s'", `"a:b"`,

@@ -31,6 +31,13 @@ func (f *fastRoot) readDir(name string, lstat func(string) (fs.FileInfo, error))
 		return nil, false
 	}
 	defer unix.Close(fd)
+	// A directory that may be read but not searched (r--) lists, but
+	// os.Root, which describes each entry through it, then fails: looking
+	// "." up through it fails the same way, and os.Root gives its answer.
+	var st unix.Stat_t
+	if unix.Fstatat(fd, ".", &st, 0) != nil {
+		return nil, false
+	}
 	buf := make([]byte, 32<<10)
 	var entries []fs.DirEntry
 	for {
