@@ -204,12 +204,18 @@ func (d *nodeDecoder) spend() {
 // pairs returns the key/value pairs of a mapping with YAML merge keys
 // ("<<: *base") resolved as yaml.v3 resolves them: keys written in the
 // mapping win over merged ones, and among merged mappings the first wins.
+// path names the mapping in a merge key's problems.
 func (d *nodeDecoder) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
 	if !hasMergeKey(n) {
 		// The mapping's own keys and values, alternating, are the pairs:
 		// read in place rather than copied for every mapping decoded.
 		return contentPairs(n.Content)
 	}
+	return d.mergedPairs(n, path)
+}
+
+// mergedPairs is pairs for a mapping with a "<<" key.
+func (d *nodeDecoder) mergedPairs(n *yaml.Node, path string) [][2]*yaml.Node {
 	var explicit, merged [][2]*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -520,11 +526,11 @@ func (d *nodeDecoder) generic(n *yaml.Node) any {
 	defer d.leave(anchors)
 	switch n.Kind {
 	case yaml.MappingNode:
-		path := "" // pairs names the path only for a merge key's problems
+		// The path is spelled out only for a merge key's problems.
+		pairs := contentPairs(n.Content)
 		if hasMergeKey(n) {
-			path = d.genericAt()
+			pairs = d.mergedPairs(n, d.genericAt())
 		}
-		pairs := d.pairs(n, path)
 		m := make(map[string]any, len(pairs))
 		for _, kv := range pairs {
 			k := d.visit(kv[0])
