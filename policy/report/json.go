@@ -52,19 +52,9 @@ func (j *jsonWriter) Write(w io.Writer, r *Report) error {
 	if err != nil {
 		return err
 	}
-	out := jsonReport{
-		Revision: r.Revision,
-		Base:     r.Base,
-		Summary: jsonSummary{
-			Sites:       r.Sites,
-			Deny:        r.Count(Deny),
-			Warn:        r.Count(Warn),
-			Info:        r.Count(Info),
-			Waived:      r.Waived(),
-			PreExisting: r.PreExisting,
-		},
-		Findings: []Finding{},
-	}
+	// The report without its findings, which are encoded apart.
+	out := newJSONReport(r)
+	out.Findings = []Finding{}
 	var head bytes.Buffer
 	if err := encodeJSON(&head, out, ""); err != nil {
 		return err
@@ -96,6 +86,27 @@ func (j *jsonWriter) Write(w io.Writer, r *Report) error {
 	}
 	bw.WriteString("\n  ]\n}\n")
 	return bw.Flush()
+}
+
+// newJSONReport is what the JSON report holds of a prepared report.
+func newJSONReport(r *Report) jsonReport {
+	out := jsonReport{
+		Revision: r.Revision,
+		Base:     r.Base,
+		Summary: jsonSummary{
+			Sites:       r.Sites,
+			Deny:        r.Count(Deny),
+			Warn:        r.Count(Warn),
+			Info:        r.Count(Info),
+			Waived:      r.Waived(),
+			PreExisting: r.PreExisting,
+		},
+		Findings: r.Findings,
+	}
+	if out.Findings == nil {
+		out.Findings = []Finding{}
+	}
+	return out
 }
 
 // findingIndent is the indent of an element of the report's findings.

@@ -128,7 +128,7 @@ func TestJSONChunksMatchOneEncoder(t *testing.T) {
 		return f
 	}
 	for _, n := range []int{0, 1, 2, 255, 256, 257, 1000} {
-		r := &Report{Sites: n, Revision: "abc <&>"}
+		r := &Report{Sites: n, Revision: "abc <&>", Base: "origin/main", PreExisting: n / 3}
 		for i := range n {
 			r.Findings = append(r.Findings, finding(i))
 		}
@@ -141,11 +141,7 @@ func TestJSONChunksMatchOneEncoder(t *testing.T) {
 			t.Fatal(err)
 		}
 		var want bytes.Buffer
-		out := jsonReport{Revision: p.Revision, Summary: jsonSummary{Sites: p.Sites, Deny: p.Count(Deny), Warn: p.Count(Warn), Info: p.Count(Info), Waived: p.Waived()}, Findings: p.Findings}
-		if out.Findings == nil {
-			out.Findings = []Finding{}
-		}
-		if err := encodeJSON(&want, out, ""); err != nil {
+		if err := encodeJSON(&want, newJSONReport(p), ""); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got.Bytes(), want.Bytes()) {
