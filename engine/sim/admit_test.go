@@ -94,6 +94,13 @@ func TestApplyAtMaxTakesSitesInAsOthersFinish(t *testing.T) {
 		}
 		return true
 	})
+	// Every bundle taken in has left the line, by order and by site.
+	e.lineMu.Lock()
+	left, leftBy := len(e.line), len(e.lineBy)
+	e.lineMu.Unlock()
+	if left != 0 || leftBy != 0 {
+		t.Errorf("%d bundles in the line and %d by site once every site installed, want none", left, leftBy)
+	}
 	// Taken in two at a time, the last site started installing only after
 	// the first had finished, where sites applied together install side by
 	// side.
