@@ -11,9 +11,12 @@ type Pool struct {
 }
 
 // NewPool starts a pool of GOMAXPROCS goroutines. Close stops them.
-func NewPool() *Pool {
+func NewPool() *Pool { return NewPoolOf(runtime.GOMAXPROCS(0)) }
+
+// NewPoolOf starts a pool of n goroutines (at least one).
+func NewPoolOf(n int) *Pool {
 	p := &Pool{jobs: make(chan func())}
-	for range runtime.GOMAXPROCS(0) {
+	for range max(n, 1) {
 		go func() {
 			for job := range p.jobs {
 				job()
@@ -33,6 +36,11 @@ func (p *Pool) Do(f func()) {
 	}
 	<-done
 }
+
+// Go runs f on one of the pool's goroutines without waiting for it to
+// return. It waits for a free goroutine: a caller submitting work in a
+// loop runs at most as far ahead as the pool has goroutines.
+func (p *Pool) Go(f func()) { p.jobs <- f }
 
 // Close stops the pool's goroutines once the jobs under way are done. Do
 // must not be called after Close.
