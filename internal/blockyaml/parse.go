@@ -134,16 +134,14 @@ func (p *parser) split() {
 		p.docs = append(p.docs, cur)
 	}
 	n := strings.Count(p.src, "\n") + 1
-	var all []line
 	if p.reuse != nil && cap(p.reuse.lines) >= n {
-		all = p.reuse.lines[:0]
+		p.all = p.reuse.lines[:0]
 	} else {
-		all = make([]line, 0, n)
+		p.all = make([]line, 0, n)
 		if p.reuse != nil && n <= maxKeptLines {
-			p.reuse.lines = all
+			p.reuse.lines = p.all
 		}
 	}
-	defer func() { p.all = all }()
 	start := 0
 	for num, rest := 1, p.src; len(rest) > 0; num++ {
 		text := rest
@@ -164,16 +162,16 @@ func (p *parser) split() {
 			if text != "---" {
 				p.fail()
 			}
-			cur.lines = all[start:len(all):len(all)]
+			cur.lines = p.all[start:len(p.all):len(p.all)]
 			flush()
-			cur, explicit, start = document{line: num, column: 1}, true, len(all)
+			cur, explicit, start = document{line: num, column: 1}, true, len(p.all)
 			continue
 		}
-		all = append(all, line{num: num, indent: indent, text: text})
+		p.all = append(p.all, line{num: num, indent: indent, text: text})
 	}
-	cur.lines = all[start:len(all):len(all)]
+	cur.lines = p.all[start:len(p.all):len(p.all)]
 	flush()
-	p.slabSize = 2*len(all) + 2*len(p.docs) + 8
+	p.slabSize = 2*len(p.all) + 2*len(p.docs) + 8
 }
 
 // maxKeptNodes bounds the slab a Parser keeps (about 2 MB), and
