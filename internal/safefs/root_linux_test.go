@@ -231,7 +231,7 @@ func TestAppendDirents(t *testing.T) {
 	buf := slices.Concat(record(".", unix.DT_DIR, 4), record("..", unix.DT_DIR, 3), record("a.yaml", unix.DT_REG, 0),
 		record("d", unix.DT_DIR, 6), record("l", unix.DT_LNK, 0), record("p", unix.DT_FIFO, 2), record("s", unix.DT_SOCK, 0),
 		record("c", unix.DT_CHR, 0), record("b", unix.DT_BLK, 1))
-	got, ok := appendDirents(nil, buf, "sites", lstat)
+	got, ok := appendDirents(nil, buf, &listing{dir: "sites", lstat: lstat})
 	if !ok {
 		t.Fatal("well-formed records refused")
 	}
@@ -248,7 +248,7 @@ func TestAppendDirents(t *testing.T) {
 		"cut in the name":   record("a.yaml", unix.DT_REG, 0)[:direntName+2],
 		"zero length":       make([]byte, direntName+8),
 	} {
-		if _, ok := appendDirents(nil, slices.Concat(record("a.yaml", unix.DT_REG, 0), bad), "sites", lstat); ok {
+		if _, ok := appendDirents(nil, slices.Concat(record("a.yaml", unix.DT_REG, 0), bad), &listing{dir: "sites", lstat: lstat}); ok {
 			t.Errorf("%s: accepted", what)
 		}
 	}
