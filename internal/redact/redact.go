@@ -91,7 +91,7 @@ func Text(s string) string {
 	if s == "" {
 		return s
 	}
-	if strings.Contains(s, "@") && strings.Contains(s, "://") {
+	if strings.IndexByte(s, '@') >= 0 {
 		s = hideUserinfo(s)
 	}
 	if strings.Contains(s, "PRIVATE KEY") {
@@ -144,20 +144,40 @@ func URL(raw string) string { return Text(raw) }
 // (a letter, then letters, digits, "+", "-" or "."), "://", and a run of
 // characters up to its last "@" before a space, "/", "?", "#", a quote,
 // "<", ">" or a backquote, so that a password with an "@" in it is hidden
-// whole. It scans s once per "://": rendered output passes through it, so
-// it must stay linear (a regular expression over every object was most of
-// the cost of rendering).
+// whole. Rendered output passes through it, so it must stay linear (a
+// regular expression over every object was most of the cost of
+// rendering), and it is driven by the "@"s of s rather than by its "://"s:
+// a URL's user information ends with one, and "@" is rare in YAML, where
+// every key is followed by a colon.
 func hideUserinfo(s string) string {
 	var b strings.Builder
-	// s[:copied] is written to b; a URL may start at prevEnd (the end of
-	// the last one) or later; the next "://" is looked for from from.
+	// s[:copied] is written to b; a URL's scheme may start at prevEnd
+	// (the end of the last user information hidden) or later; the next
+	// "@" is looked for from from.
 	copied, prevEnd, from := 0, 0, 0
 	for {
-		k := strings.Index(s[from:], "://")
-		if k < 0 {
+		a := strings.IndexByte(s[from:], '@')
+		if a < 0 {
 			break
 		}
-		k += from
+		a += from
+		// The run of the "@": from the delimiter before it (a URL's run
+		// starts right after the "//" of its "://") to the one after it.
+		p := a - 1
+		for p >= from && !isURLDelimiter(s[p]) {
+			p--
+		}
+		end := a + 1
+		for end < len(s) && !isURLDelimiter(s[end]) {
+			end++
+		}
+		// Every "@" up to end is in this run; the next is looked for
+		// after it.
+		from = end
+		if p < 2 || s[p-2] != ':' || s[p-1] != '/' || s[p] != '/' {
+			continue // no "://" opens the run
+		}
+		k := p - 2
 		start := k
 		for start > prevEnd && isSchemeByte(s[start-1]) {
 			start--
@@ -165,28 +185,16 @@ func hideUserinfo(s string) string {
 		for start < k && !isLetter(s[start]) {
 			start++
 		}
-		at, end := -1, k+3
-		for end < len(s) && !isURLDelimiter(s[end]) {
-			if s[end] == '@' {
-				at = end
-			}
-			end++
+		if start == k {
+			continue // no scheme before the "://"
 		}
-		if at < 0 || start == k {
-			// No "://" before the run's end has an "@" after it in the
-			// run; one may still start at its last byte.
-			from = max(k+1, end-1)
-			if start == k {
-				from = k + 1
-			}
-			continue
-		}
+		at := strings.LastIndexByte(s[a:end], '@') + a
 		if m := s[start : at+1]; userinfo(m) != m {
 			b.WriteString(s[copied:start])
 			b.WriteString(userinfo(m))
 			copied = at + 1
 		}
-		prevEnd, from = at+1, at+1
+		prevEnd = at + 1
 	}
 	if copied == 0 {
 		return s
