@@ -90,8 +90,7 @@ type parser struct {
 	i     int // the next line of lines
 	depth int // blocks being read
 	// slab holds the nodes, allocated in blocks of slabSize: enough for
-	// most documents at once (a "key: value" line is two nodes, a line
-	// that also starts a mapping three).
+	// every document at once (slabFor).
 	slab     []yaml.Node
 	slabSize int
 	// reuse, when not nil, lends its slab and keeps the largest one made.
@@ -142,7 +141,7 @@ func (p *parser) split() {
 			p.reuse.lines = p.all
 		}
 	}
-	start := 0
+	start, entries := 0, 0
 	for num, rest := 1, p.src; len(rest) > 0; num++ {
 		text := rest
 		if i := strings.IndexByte(rest, '\n'); i >= 0 {
@@ -168,10 +167,31 @@ func (p *parser) split() {
 			continue
 		}
 		p.all = append(p.all, line{num: num, indent: indent, text: text})
+		entries += leadingEntries(text)
 	}
 	cur.lines = p.all[start:len(p.all):len(p.all)]
 	flush()
-	p.slabSize = 2*len(p.all) + 2*len(p.docs) + 8
+	p.slabSize = slabFor(len(p.all), entries, len(p.docs))
+}
+
+// slabFor is how many nodes documents of lines content lines, entries
+// sequence entries ("- ", once per dash) and docs documents make at most:
+// a line makes a key and its value, or one scalar, and each entry it
+// starts adds the mapping or sequence the entry holds ("- key: value" is
+// three nodes); a document adds itself and its root. A slab that size is
+// never outgrown, so a Parser's texts all parse into the one it keeps.
+func slabFor(lines, entries, docs int) int {
+	return 2*lines + entries + 2*docs + 8
+}
+
+// leadingEntries counts the sequence entries a line starts: "- - a" two.
+func leadingEntries(text string) int {
+	n := 0
+	for isEntry(text) {
+		n++
+		text = strings.TrimLeft(text[1:], " ")
+	}
+	return n
 }
 
 // maxKeptNodes bounds the slab a Parser keeps (about 2 MB), and

@@ -74,7 +74,23 @@ func check(t *testing.T, name string, data []byte) bool {
 			t.Fatalf("%s: %s\n%s", name, d, data)
 		}
 	}
+	// The slab is made for every node of the text at once, so that a
+	// Parser's texts parse into the one slab it keeps.
+	p := parser{src: string(data)}
+	p.split()
+	if n := nodes(got); n > p.slabSize {
+		t.Fatalf("%s: %d nodes, over the %d the slab is made for:\n%s", name, n, p.slabSize, data)
+	}
 	return true
+}
+
+// nodes counts the nodes of documents, an alias once (not what it names).
+func nodes(docs []*yaml.Node) int {
+	n := 0
+	for _, d := range docs {
+		n += 1 + nodes(d.Content)
+	}
+	return n
 }
 
 func TestParseMatchesYAMLv3(t *testing.T) {
