@@ -204,8 +204,10 @@ func (d *nodeDecoder) spend() {
 // pairs returns the key/value pairs of a mapping with YAML merge keys
 // ("<<: *base") resolved as yaml.v3 resolves them: keys written in the
 // mapping win over merged ones, and among merged mappings the first wins.
-// path names the mapping in a merge key's problems.
-func (d *nodeDecoder) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
+// path names the mapping in a merge key's problems: it is spelled out
+// only for one, as the path of a node deep in a free-form subtree is
+// (genericAt).
+func (d *nodeDecoder) pairs(n *yaml.Node, path func() string) [][2]*yaml.Node {
 	if !hasMergeKey(n) {
 		// The mapping's own keys and values, alternating, are the pairs:
 		// read in place rather than copied for every mapping decoded.
@@ -215,7 +217,7 @@ func (d *nodeDecoder) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
 }
 
 // mergedPairs is pairs for a mapping with a "<<" key.
-func (d *nodeDecoder) mergedPairs(n *yaml.Node, path string) [][2]*yaml.Node {
+func (d *nodeDecoder) mergedPairs(n *yaml.Node, path func() string) [][2]*yaml.Node {
 	var explicit, merged [][2]*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -253,7 +255,7 @@ func contentPairs(content []*yaml.Node) [][2]*yaml.Node {
 
 // mergeSources returns the pairs a merge key brings in: a mapping, or a
 // list of mappings (earlier ones win).
-func (d *nodeDecoder) mergeSources(v *yaml.Node, path string) [][2]*yaml.Node {
+func (d *nodeDecoder) mergeSources(v *yaml.Node, path func() string) [][2]*yaml.Node {
 	v, anchors := d.enter(v)
 	defer d.leave(anchors)
 	switch v.Kind {
@@ -264,7 +266,7 @@ func (d *nodeDecoder) mergeSources(v *yaml.Node, path string) [][2]*yaml.Node {
 		for _, e := range v.Content {
 			e, anchorsE := d.enter(e)
 			if e.Kind != yaml.MappingNode {
-				d.fail(e, path, "a merge key (<<) takes mappings, got %s", kindName(e))
+				d.fail(e, path(), "a merge key (<<) takes mappings, got %s", kindName(e))
 			} else {
 				out = append(out, d.pairs(e, path)...)
 			}
@@ -272,7 +274,7 @@ func (d *nodeDecoder) mergeSources(v *yaml.Node, path string) [][2]*yaml.Node {
 		}
 		return out
 	}
-	d.fail(v, path, "a merge key (<<) takes a mapping or a list of mappings, got %s", kindName(v))
+	d.fail(v, path(), "a merge key (<<) takes a mapping or a list of mappings, got %s", kindName(v))
 	return nil
 }
 
@@ -396,7 +398,7 @@ func (d *nodeDecoder) structValue(n *yaml.Node, v reflect.Value, path string) {
 		dft.setDefaults()
 	}
 	fields := fieldsOf(v.Type())
-	pairs := d.pairs(n, path)
+	pairs := d.pairs(n, func() string { return path })
 	var seen firstKeys
 	for _, kv := range pairs {
 		k, val := d.visit(kv[0]), kv[1]
@@ -490,7 +492,7 @@ func (d *nodeDecoder) mapValue(n *yaml.Node, v reflect.Value, path string) {
 		d.failHint(n, path, hintMapping, "must be a mapping, got %s", kindName(n))
 		return
 	}
-	pairs := d.pairs(n, path)
+	pairs := d.pairs(n, func() string { return path })
 	m := reflect.MakeMapWithSize(v.Type(), len(pairs))
 	keyType := v.Type().Key()
 	// One element value serves every entry: SetMapIndex copies it.
@@ -526,11 +528,7 @@ func (d *nodeDecoder) generic(n *yaml.Node) any {
 	defer d.leave(anchors)
 	switch n.Kind {
 	case yaml.MappingNode:
-		// The path is spelled out only for a merge key's problems.
-		pairs := contentPairs(n.Content)
-		if hasMergeKey(n) {
-			pairs = d.mergedPairs(n, d.genericAt())
-		}
+		pairs := d.pairs(n, d.genericAt)
 		m := make(map[string]any, len(pairs))
 		for _, kv := range pairs {
 			k := d.visit(kv[0])
