@@ -91,9 +91,7 @@ func Text(s string) string {
 	if s == "" {
 		return s
 	}
-	if strings.IndexByte(s, '@') >= 0 {
-		s = hideUserinfo(s)
-	}
+	s = hideUserinfo(s)
 	if strings.Contains(s, "PRIVATE KEY") {
 		s = pemPrivateKey.ReplaceAllString(s, "-----BEGIN ${1}PRIVATE KEY${2}----- "+Mask+" -----END ${1}PRIVATE KEY${2}-----")
 	}
