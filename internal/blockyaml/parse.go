@@ -167,31 +167,23 @@ func (p *parser) split() {
 			continue
 		}
 		p.all = append(p.all, line{num: num, indent: indent, text: text})
-		entries += leadingEntries(text)
+		if isEntry(text) {
+			entries++
+		}
 	}
 	cur.lines = p.all[start:len(p.all):len(p.all)]
 	flush()
 	p.slabSize = slabFor(len(p.all), entries, len(p.docs))
 }
 
-// slabFor is how many nodes documents of lines content lines, entries
-// sequence entries ("- ", once per dash) and docs documents make at most:
-// a line makes a key and its value, or one scalar, and each entry it
-// starts adds the mapping or sequence the entry holds ("- key: value" is
-// three nodes); a document adds itself and its root. A slab that size is
-// never outgrown, so a Parser's texts all parse into the one it keeps.
+// slabFor is how many nodes documents of lines content lines, of which
+// entries start a sequence entry ("- "), and docs documents make at most:
+// a line makes a key and its value, or one scalar, and an entry line adds
+// the mapping the entry holds ("- key: value" is three nodes; "- - a" is
+// left to yaml.v3); a document adds itself and its root. A slab that size
+// is never outgrown, so a Parser's texts all parse into the one it keeps.
 func slabFor(lines, entries, docs int) int {
 	return 2*lines + entries + 2*docs + 8
-}
-
-// leadingEntries counts the sequence entries a line starts: "- - a" two.
-func leadingEntries(text string) int {
-	n := 0
-	for isEntry(text) {
-		n++
-		text = strings.TrimLeft(text[1:], " ")
-	}
-	return n
 }
 
 // maxKeptNodes bounds the slab a Parser keeps (about 2 MB), and
