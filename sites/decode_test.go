@@ -362,6 +362,8 @@ func TestDecodeTypeErrors(t *testing.T) {
 			field: "spec.clusters[1].crAnnotations.add.BareMetalHost", msg: "must be a mapping, got a list"},
 		{name: "merge key with a scalar", body: "nodes:\n- hostName: n0\n  userData:\n    nested:\n      <<: 3\n", needle: "3",
 			field: "spec.clusters[1].nodes[0].userData.nested", msg: "a merge key (<<) takes a mapping or a list of mappings"},
+		{name: "merge key deep in a free-form subtree", body: "nodes:\n- hostName: n0\n  nodeNetwork:\n    config:\n      interfaces:\n      - name: a\n      - name: b\n        <<: 3\n", needle: "3",
+			field: "spec.clusters[1].nodes[0].nodeNetwork.config.interfaces[1]", msg: "a merge key (<<) takes a mapping or a list of mappings"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
