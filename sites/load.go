@@ -429,16 +429,17 @@ type decoded struct {
 func (l *loader) decodeStream(ctx context.Context, work func(*Site) any, emit func(decoded) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	futures := make(chan chan decoded, 4*l.o.workers)
+	futures := make(chan chan []decoded, 4*l.o.workers)
 	// The files are decoded on a pool of long-lived goroutines: a
 	// goroutine started per file grew its stack anew, copying, as it went
 	// down the decoder and the renderer (3 % of a 10,000-site render).
 	pool := parallel.NewPoolOf(l.o.workers)
+	batch := batchSize(len(l.files), l.o.workers)
 	go func() {
 		defer close(futures)
 		defer pool.Close()
-		for _, c := range l.files {
-			ch := make(chan decoded, 1)
+		for files := range slices.Chunk(l.files, batch) {
+			ch := make(chan []decoded, 1)
 			select {
 			case futures <- ch:
 			case <-ctx.Done():
@@ -446,15 +447,24 @@ func (l *loader) decodeStream(ctx context.Context, work func(*Site) any, emit fu
 			}
 			// Every future sent gets its job: the loop below waits
 			// for each one.
-			pool.Go(func() { ch <- l.decodeAndWork(c, work) })
+			pool.Go(func() {
+				ds := make([]decoded, len(files))
+				for i, c := range files {
+					if ctx.Err() == nil {
+						ds[i] = l.decodeAndWork(c, work)
+					}
+				}
+				ch <- ds
+			})
 		}
 	}()
 	var err error
 	for ch := range futures {
-		d := <-ch
-		if err == nil {
-			if err = emit(d); err != nil {
-				cancel()
+		for _, d := range <-ch {
+			if err == nil {
+				if err = emit(d); err != nil {
+					cancel()
+				}
 			}
 		}
 	}
@@ -462,6 +472,21 @@ func (l *loader) decodeStream(ctx context.Context, work func(*Site) any, emit fu
 		err = ctx.Err()
 	}
 	return err
+}
+
+// maxBatch is the most files a worker of decodeStream takes at once.
+// Every batch is a hand-off to a worker and one back, with the worker
+// and the goroutine that emits taking turns at each: a file a batch kept
+// the two cores of a 10,000-site render less busy (8 % more wall time
+// for the same CPU time), and 32 a batch left one core waiting on the
+// other's batch at the end of the window.
+const maxBatch = 8
+
+// batchSize is how many files a worker takes at once: up to maxBatch,
+// fewer when the files are too few to keep every worker busy with eight
+// batches each.
+func batchSize(files, workers int) int {
+	return min(max(files/(8*workers), 1), maxBatch)
 }
 
 // decodeAndWork decodes a file, resolves its sites and runs work on each

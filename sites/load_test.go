@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -727,6 +728,75 @@ func TestStream(t *testing.T) {
 			t.Errorf("Stream = %v, want context.Canceled", err)
 		}
 	})
+}
+
+// Files go to the workers in batches; the sites still arrive in file
+// order, each worked on once, whatever the number of workers, and an
+// error from emit stops the batches still to come.
+func TestStreamBatches(t *testing.T) {
+	const n = 600
+	files := map[string]string{}
+	var want []string
+	for i := range n {
+		name := fmt.Sprintf("site-%03d", i)
+		files[name+".yaml"] = siteFile(name)
+		want = append(want, name)
+	}
+	fsys := mapFS(files)
+	for _, workers := range []int{1, 2, 3, 7} {
+		var worked atomic.Int64
+		var got []string
+		err := Stream(context.Background(), fsys, []string{"."},
+			func(s *Site) any { worked.Add(1); return s.Name },
+			func(it Item) error {
+				if it.Site == nil || it.Result != it.Site.Name {
+					t.Fatalf("item %+v, want a site with its work's result", it)
+				}
+				got = append(got, it.Site.Name)
+				return nil
+			}, WithWorkers(workers))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) || worked.Load() != n {
+			t.Errorf("%d workers: %d sites (worked on %d times), want the %d in file order", workers, len(got), worked.Load(), n)
+		}
+	}
+
+	stop := errors.New("stop")
+	var worked atomic.Int64
+	emitted := 0
+	err := Stream(context.Background(), fsys, []string{"."},
+		func(*Site) any { worked.Add(1); return nil },
+		func(Item) error {
+			if emitted++; emitted == 10 {
+				return stop
+			}
+			return nil
+		}, WithWorkers(2))
+	if !errors.Is(err, stop) || emitted != 10 {
+		t.Errorf("Stream = %v after %d items, want stop after 10", err, emitted)
+	}
+	// At most the window of batches in flight is worked on past the stop.
+	if w := worked.Load(); w >= n/2 {
+		t.Errorf("%d of %d sites worked on after emit stopped at the 10th", w, n)
+	}
+}
+
+func TestBatchSize(t *testing.T) {
+	for _, tt := range []struct{ files, workers, want int }{
+		{0, 2, 1},
+		{1, 2, 1},
+		{20, 2, 1},    // too few to batch: every worker gets many
+		{48, 2, 3},    // 48 / (8*2)
+		{10000, 2, 8}, // capped
+		{10000, 64, 8},
+		{100, 64, 1},
+	} {
+		if got := batchSize(tt.files, tt.workers); got != tt.want {
+			t.Errorf("batchSize(%d files, %d workers) = %d, want %d", tt.files, tt.workers, got, tt.want)
+		}
+	}
 }
 
 func TestReadManifestDir(t *testing.T) {

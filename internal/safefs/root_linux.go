@@ -174,6 +174,13 @@ func (f *fastRoot) readFile(name string, max int64) ([]byte, bool) {
 // readFD reads fd to its end, from a buffer of the size described (which
 // can be stale), reading at most most+1 bytes so that a file grown past
 // the limit is caught. False on an error or past most bytes.
+//
+// A read that leaves the buffer holding exactly the size described, when
+// more was asked, has read the file as it was described: the read that
+// would return end of file is not made (one system call a file; a fleet
+// is thousands of files, and on a virtual machine a call costs
+// microseconds). A file grown since its description fills more than its
+// size and is read on to its end.
 func readFD(fd int, size, most int64) ([]byte, bool) {
 	limit := int(min(most, math.MaxInt32-1) + 1)
 	buf := make([]byte, 0, min(max(size, 0), int64(limit))+bytes.MinRead)
@@ -194,6 +201,9 @@ func readFD(fd int, size, most int64) ([]byte, bool) {
 		buf = buf[:len(buf)+n]
 		if len(buf) == limit {
 			return nil, false
+		}
+		if size > 0 && int64(len(buf)) == size {
+			return buf, true
 		}
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -145,6 +147,58 @@ func TestReadFDGrowsToTheLimit(t *testing.T) {
 		if ok != tt.ok || ok && string(got) != content {
 			t.Errorf("readFD(size %d, most %d) = %d bytes, %v; want %v", tt.size, tt.most, len(got), ok, tt.ok)
 		}
+	}
+}
+
+// A read that returns exactly the size described is the whole file: the
+// read that would return end of file is not made. A pipe whose writer
+// stays open shows it, since that read would wait forever; a pipe holding
+// other than the size described is read on, to its end.
+func TestReadFDStopsAtTheSizeDescribed(t *testing.T) {
+	for _, tt := range []struct {
+		name          string
+		size, written int64
+		wantEOFRead   bool
+	}{
+		{"exactly the size", 5, 5, false},
+		{"less than the size", 9, 5, true},
+		{"more than the size", 3, 5, true},
+		{"described empty", 0, 5, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var p [2]int
+			if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+				t.Fatal(err)
+			}
+			defer unix.Close(p[0])
+			closeWriter := sync.OnceFunc(func() { unix.Close(p[1]) })
+			defer closeWriter()
+			if _, err := unix.Write(p[1], []byte("abcde")[:tt.written]); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan []byte, 1)
+			go func() {
+				got, _ := readFD(p[0], tt.size, 1<<20)
+				done <- got
+			}()
+			select {
+			case got := <-done:
+				if tt.wantEOFRead {
+					t.Fatalf("readFD returned %q before the end of the pipe", got)
+				}
+				if string(got) != "abcde" {
+					t.Fatalf("readFD = %q, want %q", got, "abcde")
+				}
+			case <-time.After(200 * time.Millisecond):
+				if !tt.wantEOFRead {
+					t.Fatal("readFD waits for the end of a pipe that holds the size described")
+				}
+				closeWriter()
+				if got := <-done; string(got) != "abcde" {
+					t.Fatalf("readFD = %q, want %q", got, "abcde")
+				}
+			}
+		})
 	}
 }
 
