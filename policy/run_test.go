@@ -142,6 +142,16 @@ f(x) := input.site.cluster.name`, projection{root: map[string]bool{}, site: map[
 	if want := ast.MustParseTerm(`{"site": {"nodes": [1]}, "objects": []}`); got.Compare(want.Value) != 0 {
 		t.Errorf("projected %v, want %v", got, want)
 	}
+	// What is kept shares no term with the document: a shared term would
+	// keep the block the document's terms were allocated in.
+	shared := map[*ast.Term]bool{}
+	ast.WalkTerms(input, func(t *ast.Term) bool { shared[t] = true; return false })
+	ast.WalkTerms(got, func(term *ast.Term) bool {
+		if shared[term] {
+			t.Errorf("the projection shares the term %v with the input document", term)
+		}
+		return false
+	})
 }
 
 func mapsEqual(a, b map[string]bool) bool {
