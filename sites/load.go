@@ -18,6 +18,7 @@ import (
 
 	"github.com/siteops/siteops/internal/kustomize"
 	"github.com/siteops/siteops/internal/parallel"
+	"github.com/siteops/siteops/internal/safefs"
 )
 
 // Fleet is every site found under the given paths, plus every problem met
@@ -227,6 +228,9 @@ type candidate struct {
 	// kustomization's generators: entry) rather than found in a walk: it
 	// must define a site.
 	named bool
+	// listed is set for a file the walk's listing gave as a regular file:
+	// it is read with safefs.ReadListedFile.
+	listed bool
 }
 
 type loader struct {
@@ -299,7 +303,9 @@ func (l *loader) collect(arg, base string) {
 		if strings.HasPrefix(name, ".") || !(strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")) {
 			return nil
 		}
-		l.addFile(fp, base)
+		if l.addFile(fp, base) {
+			l.files[len(l.files)-1].listed = d.Type().IsRegular()
+		}
 		return nil
 	})
 	if err != nil {
@@ -307,11 +313,15 @@ func (l *loader) collect(arg, base string) {
 	}
 }
 
-func (l *loader) addFile(p, base string) {
-	if !l.seen[p] {
-		l.seen[p] = true
-		l.files = append(l.files, candidate{path: p, base: base})
+// addFile adds p to the files to decode, unless it is there already;
+// it reports whether it added it.
+func (l *loader) addFile(p, base string) bool {
+	if l.seen[p] {
+		return false
 	}
+	l.seen[p] = true
+	l.files = append(l.files, candidate{path: p, base: base})
+	return true
 }
 
 // collectKustomization reads dir as a ZTP kustomization directory if it has
@@ -524,8 +534,12 @@ func (l *loader) decodeOne(c candidate) decoded {
 	}
 	data := c.data
 	if !c.verbatim {
+		read := readLimited
+		if c.listed {
+			read = safefs.ReadListedFile
+		}
 		var err error
-		if data, err = readLimited(l.fsys, file, l.o.maxFileSize); err != nil {
+		if data, err = read(l.fsys, file, l.o.maxFileSize); err != nil {
 			return decoded{problems: Problems{{Pos: Position{File: file}, Severity: SeverityError, Message: err.Error(), Err: err, Hint: fileHint(err)}}}
 		}
 	}

@@ -136,7 +136,7 @@ func (f *fastRoot) stat(name string, lstat bool) (fs.FileInfo, bool) {
 // system calls: look it up without opening it (O_PATH), describe it,
 // open it, check that what is open is that file, and read it, with no
 // *os.File (whose descriptor the runtime inspects and offers to its
-// poller: five calls more). Eight calls a file where the os.File way
+// poller: five calls more). Seven calls a file where the os.File way
 // took eleven, and a fleet is thousands of small files. False for
 // anything but a regular file of at most max bytes read to its end: the
 // caller then takes the slow path, which gives the error.
@@ -156,16 +156,33 @@ func (f *fastRoot) readFile(name string, max int64) ([]byte, bool) {
 	if err != nil || described.Mode&unix.S_IFMT != unix.S_IFREG || described.Size > max {
 		return nil, false
 	}
-	// O_NONBLOCK: should the name have become a named pipe meanwhile,
-	// the open does not wait for a writer; the file opened must be the
-	// one described.
+	return f.readOpened(name, max, &described)
+}
+
+// readListed reads a file its directory's listing gave as regular (see
+// ReadListedFile): open, describe, read, close. False as readFile.
+func (f *fastRoot) readListed(name string, max int64) ([]byte, bool) {
+	if !fs.ValidPath(name) {
+		return nil, false
+	}
+	return f.readOpened(name, max, nil)
+}
+
+// readOpened opens name and reads it if what is open is a regular file
+// of at most max bytes, and the file described, when one was.
+func (f *fastRoot) readOpened(name string, max int64, described *unix.Stat_t) ([]byte, bool) {
+	// O_NONBLOCK: should the name be, or have become, a named pipe, the
+	// open does not wait for a writer.
 	fd, ok := f.openat2(name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
 	if !ok {
 		return nil, false
 	}
 	defer unix.Close(fd)
 	var opened unix.Stat_t
-	if unix.Fstat(fd, &opened) != nil || opened.Dev != described.Dev || opened.Ino != described.Ino || opened.Mode&unix.S_IFMT != unix.S_IFREG {
+	if unix.Fstat(fd, &opened) != nil || opened.Mode&unix.S_IFMT != unix.S_IFREG || opened.Size > max {
+		return nil, false
+	}
+	if described != nil && (opened.Dev != described.Dev || opened.Ino != described.Ino) {
 		return nil, false
 	}
 	return readFD(fd, opened.Size, max)

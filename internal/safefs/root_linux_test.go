@@ -112,6 +112,33 @@ func TestFastReadFile(t *testing.T) {
 		if ok != (tt.want != "") || string(got) != tt.want {
 			t.Errorf("fast read of %q (limit %d) = %d bytes, %v; want %d bytes", tt.name, tt.max, len(got), ok, len(tt.want))
 		}
+		// A file read as listed, opened before it is described, is
+		// taken or left alike; the named pipe is opened without
+		// waiting for a writer.
+		got, ok = r.fast.readListed(tt.name, tt.max)
+		if ok != (tt.want != "") || string(got) != tt.want {
+			t.Errorf("fast read of the listed %q (limit %d) = %d bytes, %v; want %d bytes", tt.name, tt.max, len(got), ok, len(tt.want))
+		}
+	}
+}
+
+// ReadListedFile gives what ReadFile gives, errors included, for a name
+// that is a regular file as for one that is no longer.
+func TestReadListedFileMatchesReadFile(t *testing.T) {
+	dir := rootTree(t)
+	r, err := OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, name := range []string{"site.yaml", "sites/b.yaml", "sites/up", "sites/link-out", "sites/link-proc", "fifo", "sites", "missing", "../secret"} {
+		for _, max := range []int64{1 << 20, 4} {
+			want, wantErr := ReadFile(r.FS(), name, max)
+			got, err := ReadListedFile(r.FS(), name, max)
+			if string(got) != string(want) || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Errorf("ReadListedFile(%q, %d) = %q, %v; ReadFile gives %q, %v", name, max, got, err, want, wantErr)
+			}
+		}
 	}
 }
 

@@ -20,6 +20,8 @@ func (*fastRoot) stat(string, bool) (fs.FileInfo, bool) { return nil, false }
 
 func (*fastRoot) readFile(string, int64) ([]byte, bool) { return nil, false }
 
+func (*fastRoot) readListed(string, int64) ([]byte, bool) { return nil, false }
+
 func (*fastRoot) readDir(string, func(string) (fs.FileInfo, error)) ([]fs.DirEntry, bool) {
 	return nil, false
 }
