@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/siteops/siteops/internal/parallel"
 	"github.com/siteops/siteops/policy"
 	"github.com/siteops/siteops/render"
 	"github.com/siteops/siteops/sites"
@@ -62,10 +61,9 @@ type loader struct {
 	l    *Loop
 	fsys fs.FS
 	r    *render.Renderer
-	// run checks each site as it renders, on pool: what a pass holds of
-	// a site until it is decided is its check, not its rendered objects.
+	// run checks each site as it renders: what a pass holds of a site
+	// until it is decided is its check, not its rendered objects.
 	run  *policy.Run
-	pool *parallel.Pool
 	res  *loadResult
 	seen map[string]bool
 	kept atomic.Int64
@@ -84,10 +82,9 @@ func (ld *loader) cover(names []string) {
 // load reads what w asks for from fsys, renders it and evaluates the
 // rules that read one site with run.
 func (l *Loop) load(ctx context.Context, fsys fs.FS, w *work, run *policy.Run) (*loadResult, error) {
-	ld := &loader{l: l, fsys: fsys, r: render.New(l.o.renderOpts...), run: run, pool: parallel.NewPool(), seen: map[string]bool{},
+	ld := &loader{l: l, fsys: fsys, r: render.New(l.o.renderOpts...), run: run, seen: map[string]bool{},
 		res:    &loadResult{covered: map[string]bool{}, reads: map[string]map[string]struct{}{}},
 		byUnit: map[string][]string{}, byGenerated: map[string][]string{}}
-	defer ld.pool.Close()
 	if w.full {
 		u := findUnits(fsys)
 		w.files, w.kustomizations, w.generated = map[string]bool{}, map[string]bool{}, nil
@@ -255,7 +252,7 @@ func (ix *index) unitOf(dir string) string {
 }
 
 // stream loads paths from fsys, rendering and checking each site on the
-// loader's pool, and keeps the sites and problems. origin names a site's unit
+// workers of sites.Stream, and keeps the sites and problems. origin names a site's unit
 // and generator kustomization.
 func (ld *loader) stream(ctx context.Context, fsys fs.FS, paths []string, origin func(*sites.Site) (unit, generator string)) error {
 	work := func(s *sites.Site) any { return ld.render(s) }
@@ -282,27 +279,26 @@ func (ld *loader) stream(ctx context.Context, fsys fs.FS, paths []string, origin
 	}, ld.l.o.loadOpts...)
 }
 
-// render renders one site and checks it, on the loader's pool. The bundle
-// is kept whole when it must be applied (its hash changed), up to the
-// pass's budget; otherwise the apply renders the site again.
+// render renders one site and checks it, on the worker of sites.Stream
+// that decoded it (long-lived: the evaluator's deep stack is grown once).
+// The bundle is kept whole when it must be applied (its hash changed),
+// up to the pass's budget; otherwise the apply renders the site again.
 func (ld *loader) render(s *sites.Site) *loaded {
 	lo := &loaded{site: s}
-	ld.pool.Do(func() {
-		b, problems := ld.r.Render(s)
-		lo.problems = problems
-		if b == nil {
-			return
-		}
-		h, err := b.Hash()
-		if err != nil {
-			lo.problems = append(lo.problems, s.Problem(s.FieldPath(""), "hash the rendered resources: %v", err))
-			return
-		}
-		lo.hash, lo.check = h, ld.run.Evaluate(s, b)
-		if prev := ld.l.ix.sites[s.Name]; (prev == nil || prev.hash != h) && ld.kept.Add(1) <= int64(ld.l.o.maxKept) {
-			lo.bundle, lo.full = b, true
-		}
-	})
+	b, problems := ld.r.Render(s)
+	lo.problems = problems
+	if b == nil {
+		return lo
+	}
+	h, err := b.Hash()
+	if err != nil {
+		lo.problems = append(lo.problems, s.Problem(s.FieldPath(""), "hash the rendered resources: %v", err))
+		return lo
+	}
+	lo.hash, lo.check = h, ld.run.Evaluate(s, b)
+	if prev := ld.l.ix.sites[s.Name]; (prev == nil || prev.hash != h) && ld.kept.Add(1) <= int64(ld.l.o.maxKept) {
+		lo.bundle, lo.full = b, true
+	}
 	return lo
 }
 

@@ -134,8 +134,10 @@ type Item struct {
 // Stream loads the sites under paths like Load, but hands them to emit one
 // by one, in file order (directories walked in lexical order, kustomization
 // generators in list order), instead of holding the whole fleet: memory
-// stays flat however large the fleet. work runs for each site on a worker
-// goroutine, all CPUs busy, before the site reaches emit.
+// stays flat however large the fleet. work runs for each site on one of a
+// fixed set of long-lived worker goroutines (GOMAXPROCS, or WithWorkers),
+// all CPUs busy, before the site reaches emit: work that recurses deeply
+// finds a stack already grown.
 //
 // A cluster name already seen makes the later definition fail, with a
 // problem on both definitions that names the other: the first one is

@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/siteops/siteops/engine/hub"
-	"github.com/siteops/siteops/internal/parallel"
 	"github.com/siteops/siteops/policy"
 	findings "github.com/siteops/siteops/policy/report"
 	"github.com/siteops/siteops/reconciler/status"
@@ -201,24 +200,17 @@ func streamCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths [
 		site     *policy.SiteCheck
 		problems sites.Problems
 	}
-	// Rendering and evaluating run on long-lived goroutines: sites.Stream
-	// decodes each file on a goroutine of its own, whose stack would grow
-	// anew for every site to the depth the evaluator recurses to.
-	pool := parallel.NewPool()
-	defer pool.Close()
+	// Rendering and evaluating run where sites.Stream runs work: on its
+	// long-lived workers, whose stacks have grown to the depth the
+	// evaluator recurses to once and for all.
 	work := func(s *sites.Site) any {
-		var c checked
-		pool.Do(func() {
-			b, problems := r.Render(s)
-			if b == nil {
-				c = checked{problems: problems}
-				return
-			}
-			problems = append(problems, dryRunProblems(ctx, dry, s, b)...)
-			problems = append(problems, render.DeprecatedFields(s)...)
-			c = checked{run.Evaluate(s, b), problems}
-		})
-		return c
+		b, problems := r.Render(s)
+		if b == nil {
+			return checked{problems: problems}
+		}
+		problems = append(problems, dryRunProblems(ctx, dry, s, b)...)
+		problems = append(problems, render.DeprecatedFields(s)...)
+		return checked{run.Evaluate(s, b), problems}
 	}
 	err = sites.Stream(ctx, fsys, paths, work, func(it sites.Item) error {
 		run.AddProblems(it.Problems)

@@ -1,7 +1,5 @@
 package parallel
 
-import "runtime"
-
 // Pool runs functions on a fixed set of long-lived goroutines. Work that
 // recurses deeply (the policy evaluator) belongs there rather than on a
 // goroutine started per item: a new goroutine's stack grows anew, copy by
@@ -10,10 +8,8 @@ type Pool struct {
 	jobs chan func()
 }
 
-// NewPool starts a pool of GOMAXPROCS goroutines. Close stops them.
-func NewPool() *Pool { return NewPoolOf(runtime.GOMAXPROCS(0)) }
-
-// NewPoolOf starts a pool of n goroutines (at least one).
+// NewPoolOf starts a pool of n goroutines (at least one). Close stops
+// them.
 func NewPoolOf(n int) *Pool {
 	p := &Pool{jobs: make(chan func())}
 	for range max(n, 1) {
@@ -26,22 +22,11 @@ func NewPoolOf(n int) *Pool {
 	return p
 }
 
-// Do runs f on one of the pool's goroutines and returns when f has. It
-// waits for a free goroutine: callers beyond the pool's size queue up.
-func (p *Pool) Do(f func()) {
-	done := make(chan struct{})
-	p.jobs <- func() {
-		defer close(done)
-		f()
-	}
-	<-done
-}
-
 // Go runs f on one of the pool's goroutines without waiting for it to
 // return. It waits for a free goroutine: a caller submitting work in a
 // loop runs at most as far ahead as the pool has goroutines.
 func (p *Pool) Go(f func()) { p.jobs <- f }
 
-// Close stops the pool's goroutines once the jobs under way are done. Do
+// Close stops the pool's goroutines once the jobs under way are done. Go
 // must not be called after Close.
 func (p *Pool) Close() { close(p.jobs) }

