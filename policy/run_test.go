@@ -10,6 +10,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/siteops/siteops/policy/report"
+	"github.com/siteops/siteops/sites"
 )
 
 // TestRunStreams checks a fleet through a Run, site by site from several
@@ -191,5 +192,44 @@ deny contains {"msg": sprintf("%s is one of %d sites", [input.site.cluster.baseD
 	}
 	if len(findingsOf(rep, "ztp.nodes.mac-unique")) != 0 || rep.Count(report.Deny) != 1 {
 		t.Errorf("other findings: %s", describeAll(rep.Findings))
+	}
+}
+
+// A fleet rule's finding is placed at its field, or at the closest parent
+// the Run kept: a fact's field, a node, the cluster, any path of
+// input.positions with a user's fleet rule; else at the site's source.
+func TestSitePositions(t *testing.T) {
+	at := func(line int) sites.Position { return sites.Position{File: "site.yaml", Line: line, Column: 3} }
+	p := &sitePositions{
+		facts: []fact{
+			{field: "spec.clusters[0].nodes[1].bootMACAddress", pos: at(40)},
+			{field: "spec.clusters[0].apiVIPs[0]", pos: at(12)},
+		},
+		places: []pathPosition{
+			{"spec.clusters[0]", at(5)},
+			{"spec.clusters[0].nodes[0]", at(20)},
+			{"spec.clusters[0].nodes[1]", at(35)},
+		},
+		all:    map[string]sites.Position{"spec.clusters[0].nodes[1].rootDeviceHints": at(44)},
+		source: sites.Position{File: "site.yaml", Line: 1, Column: 1},
+	}
+	for _, tt := range []struct {
+		path string
+		want sites.Position
+	}{
+		{"spec.clusters[0].nodes[1].bootMACAddress", at(40)},
+		{"spec.clusters[0].apiVIPs[0]", at(12)},
+		{"spec.clusters[0].apiVIPs", at(5)},
+		{"spec.clusters[0].nodes[0].hostName", at(20)},
+		{"spec.clusters[0].nodes[1].nodeNetwork.interfaces[0].macAddress", at(35)},
+		{"spec.clusters[0].nodes[1].rootDeviceHints.deviceName", at(44)},
+		{"spec.clusters[0].clusterName", at(5)},
+		{"spec.clusters[1].clusterName", p.source},
+		{"metadata.name", p.source},
+		{"", p.source},
+	} {
+		if got := p.Pos(tt.path); got != tt.want {
+			t.Errorf("Pos(%q) = %v, want %v", tt.path, got, tt.want)
+		}
 	}
 }
