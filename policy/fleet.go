@@ -110,17 +110,26 @@ var factKinds = []struct {
 func normalizeMAC(mac string) string { return strings.ToLower(strings.TrimSpace(mac)) }
 
 // facts lists every use of a unique value by the site, kind by kind: all
-// the fleet index needs of it.
+// the fleet index needs of it. A Run keeps every site's facts until the
+// fleet rules run, so the list is collected in a scratch slice and kept
+// at its length: grown by appending, it held a third more on average.
 func (v *view) facts() []fact {
-	var out []fact
+	scratch := factScratch.Get().(*[]fact)
+	out := (*scratch)[:0]
 	for k, kind := range factKinds {
 		kind.collect(v, func(f fact) {
 			f.kind, f.pos = k, v.site.Pos(f.field)
 			out = append(out, f)
 		})
 	}
-	return out
+	kept := slices.Clone(out)
+	clear(out)
+	*scratch = out
+	factScratch.Put(scratch)
+	return kept
 }
+
+var factScratch = sync.Pool{New: func() any { return new([]fact) }}
 
 // siteFacts are the facts of one site.
 type siteFacts struct {
