@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"gopkg.in/yaml.v3"
 
@@ -441,16 +442,22 @@ type decoded struct {
 func (l *loader) decodeStream(ctx context.Context, work func(*Site) any, emit func(decoded) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	futures := make(chan chan []decoded, 4*l.o.workers)
+	// The window is counted in files, as it was when a batch was one
+	// file: four a worker, plus the batches under way.
+	window := 4 * l.o.workers
+	futures := make(chan chan []decoded, max(window/maxBatch, 1))
 	// The files are decoded on a pool of long-lived goroutines: a
 	// goroutine started per file grew its stack anew, copying, as it went
 	// down the decoder and the renderer (3 % of a 10,000-site render).
 	pool := parallel.NewPoolOf(l.o.workers)
-	batch := batchSize(len(l.files), l.o.workers)
+	var filesDone, sitesDone atomic.Int64
 	go func() {
 		defer close(futures)
 		defer pool.Close()
-		for files := range slices.Chunk(l.files, batch) {
+		for rest := l.files; len(rest) > 0; {
+			n := batchSize(len(l.files), l.o.workers, filesDone.Load(), sitesDone.Load())
+			files := rest[:min(n, len(rest))]
+			rest = rest[len(files):]
 			ch := make(chan []decoded, 1)
 			select {
 			case futures <- ch:
@@ -464,6 +471,8 @@ func (l *loader) decodeStream(ctx context.Context, work func(*Site) any, emit fu
 				for i, c := range files {
 					if ctx.Err() == nil {
 						ds[i] = l.decodeAndWork(c, work)
+						filesDone.Add(1)
+						sitesDone.Add(int64(len(ds[i].sites)))
 					}
 				}
 				ch <- ds
@@ -486,19 +495,25 @@ func (l *loader) decodeStream(ctx context.Context, work func(*Site) any, emit fu
 	return err
 }
 
-// maxBatch is the most files a worker of decodeStream takes at once.
-// Every batch is a hand-off to a worker and one back, with the worker
-// and the goroutine that emits taking turns at each: a file a batch kept
-// the two cores of a 10,000-site render less busy (8 % more wall time
-// for the same CPU time), and 32 a batch left one core waiting on the
-// other's batch at the end of the window.
+// maxBatch is the most sites' worth of files a worker of decodeStream
+// takes at once. Every batch is a hand-off to a worker and one back, with
+// the worker and the goroutine that emits taking turns at each: a file a
+// batch kept the two cores of a 10,000-site render less busy (8 % more
+// wall time for the same CPU time), and 32 a batch left one core waiting
+// on the other's batch at the end of the window.
 const maxBatch = 8
 
-// batchSize is how many files a worker takes at once: up to maxBatch,
-// fewer when the files are too few to keep every worker busy with eight
-// batches each.
-func batchSize(files, workers int) int {
-	return min(max(files/(8*workers), 1), maxBatch)
+// batchSize is how many files a worker takes next: about maxBatch sites'
+// worth by the sites per file decoded so far (one file until one has
+// been decoded), so that a fleet of files of hundreds of sites keeps as
+// few sites in flight as a batch of one file did; and fewer when the
+// files are too few to keep every worker busy with eight batches each.
+func batchSize(files, workers int, filesDone, sitesDone int64) int {
+	if filesDone == 0 {
+		return 1
+	}
+	perFile := max((sitesDone+filesDone-1)/filesDone, 1) // rounded up
+	return int(min(int64(max(files/(8*workers), 1)), max(maxBatch/perFile, 1)))
 }
 
 // decodeAndWork decodes a file, resolves its sites and runs work on each

@@ -783,18 +783,30 @@ func TestStreamBatches(t *testing.T) {
 	}
 }
 
+// A batch is about eight sites' worth of files, by the sites per file
+// decoded so far; one file until one has been decoded; and fewer when
+// the files are too few for eight batches a worker.
 func TestBatchSize(t *testing.T) {
-	for _, tt := range []struct{ files, workers, want int }{
-		{0, 2, 1},
-		{1, 2, 1},
-		{20, 2, 1},    // too few to batch: every worker gets many
-		{48, 2, 3},    // 48 / (8*2)
-		{10000, 2, 8}, // capped
-		{10000, 64, 8},
-		{100, 64, 1},
+	for _, tt := range []struct {
+		files, workers       int
+		filesDone, sitesDone int64
+		want                 int
+	}{
+		{10000, 2, 0, 0, 1}, // nothing decoded yet
+		{10000, 2, 100, 100, 8},
+		{10000, 2, 100, 0, 8}, // files without sites (extra manifests)
+		{10000, 2, 100, 150, 4},
+		{10000, 2, 100, 200, 4},
+		{10000, 2, 100, 201, 2},  // three a file, rounded up
+		{10000, 2, 100, 5000, 1}, // fifty sites a file: one file at a time
+		{10000, 64, 100, 100, 8},
+		{20, 2, 5, 5, 1},  // too few to batch: every worker gets many
+		{48, 2, 5, 5, 3},  // 48 / (8*2)
+		{100, 64, 5, 5, 1},
 	} {
-		if got := batchSize(tt.files, tt.workers); got != tt.want {
-			t.Errorf("batchSize(%d files, %d workers) = %d, want %d", tt.files, tt.workers, got, tt.want)
+		if got := batchSize(tt.files, tt.workers, tt.filesDone, tt.sitesDone); got != tt.want {
+			t.Errorf("batchSize(%d files, %d workers, %d sites in %d files) = %d, want %d",
+				tt.files, tt.workers, tt.sitesDone, tt.filesDone, got, tt.want)
 		}
 	}
 }
