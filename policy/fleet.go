@@ -112,7 +112,7 @@ func normalizeMAC(mac string) string { return strings.ToLower(strings.TrimSpace(
 // facts lists every use of a unique value by the site, kind by kind: all
 // the fleet index needs of it. A Run keeps every site's facts until the
 // fleet rules run, so the list is collected in a scratch slice and kept
-// at its length: grown by appending, it held a third more on average.
+// at its length: grown by appending, it could hold up to twice that.
 func (v *view) facts() []fact {
 	scratch := factScratch.Get().(*[]fact)
 	out := (*scratch)[:0]
