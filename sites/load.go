@@ -450,12 +450,13 @@ func (l *loader) decodeStream(ctx context.Context, work func(*Site) any, emit fu
 	// goroutine started per file grew its stack anew, copying, as it went
 	// down the decoder and the renderer (3 % of a 10,000-site render).
 	pool := parallel.NewPoolOf(l.o.workers)
-	var filesDone, sitesDone atomic.Int64
+	// How many files have been decoded, and the most sites one held.
+	var filesDone, mostSites atomic.Int64
 	go func() {
 		defer close(futures)
 		defer pool.Close()
 		for rest := l.files; len(rest) > 0; {
-			n := batchSize(len(l.files), l.o.workers, filesDone.Load(), sitesDone.Load())
+			n := batchSize(len(l.files), l.o.workers, filesDone.Load(), mostSites.Load())
 			files := rest[:min(n, len(rest))]
 			rest = rest[len(files):]
 			ch := make(chan []decoded, 1)
@@ -471,8 +472,8 @@ func (l *loader) decodeStream(ctx context.Context, work func(*Site) any, emit fu
 				for i, c := range files {
 					if ctx.Err() == nil {
 						ds[i] = l.decodeAndWork(c, work)
+						storeMax(&mostSites, int64(len(ds[i].sites)))
 						filesDone.Add(1)
-						sitesDone.Add(int64(len(ds[i].sites)))
 					}
 				}
 				ch <- ds
@@ -503,17 +504,23 @@ func (l *loader) decodeStream(ctx context.Context, work func(*Site) any, emit fu
 // on the other's batch at the end of the window.
 const maxBatch = 8
 
-// batchSize is how many files a worker takes next: about maxBatch sites'
-// worth by the sites per file decoded so far (one file until one has
-// been decoded), so that a fleet of files of hundreds of sites keeps as
-// few sites in flight as a batch of one file did; and fewer when the
-// files are too few to keep every worker busy with eight batches each.
-func batchSize(files, workers int, filesDone, sitesDone int64) int {
+// batchSize is how many files a worker takes next: maxBatch sites' worth
+// of the largest file decoded so far (one file until one has been
+// decoded, one at a time once a file held eight sites or more), so that
+// a fleet of files of hundreds of sites keeps as few sites in flight as a
+// batch of one file did; and fewer when the files are too few to keep
+// every worker busy with eight batches each.
+func batchSize(files, workers int, filesDone, mostSites int64) int {
 	if filesDone == 0 {
 		return 1
 	}
-	perFile := max((sitesDone+filesDone-1)/filesDone, 1) // rounded up
-	return int(min(int64(max(files/(8*workers), 1)), max(maxBatch/perFile, 1)))
+	return int(min(int64(max(files/(8*workers), 1)), max(maxBatch/max(mostSites, 1), 1)))
+}
+
+// storeMax raises v to n if n is larger.
+func storeMax(v *atomic.Int64, n int64) {
+	for old := v.Load(); n > old && !v.CompareAndSwap(old, n); old = v.Load() {
+	}
 }
 
 // decodeAndWork decodes a file, resolves its sites and runs work on each

@@ -783,31 +783,43 @@ func TestStreamBatches(t *testing.T) {
 	}
 }
 
-// A batch is about eight sites' worth of files, by the sites per file
-// decoded so far; one file until one has been decoded; and fewer when
-// the files are too few for eight batches a worker.
+// A batch is eight sites' worth of the largest file decoded so far; one
+// file until one has been decoded; and fewer when the files are too few
+// for eight batches a worker.
 func TestBatchSize(t *testing.T) {
 	for _, tt := range []struct {
 		files, workers       int
-		filesDone, sitesDone int64
+		filesDone, mostSites int64
 		want                 int
 	}{
 		{10000, 2, 0, 0, 1}, // nothing decoded yet
-		{10000, 2, 100, 100, 8},
+		{10000, 2, 100, 1, 8},
 		{10000, 2, 100, 0, 8}, // files without sites (extra manifests)
-		{10000, 2, 100, 150, 4},
-		{10000, 2, 100, 200, 4},
-		{10000, 2, 100, 201, 2},  // three a file, rounded up
-		{10000, 2, 100, 5000, 1}, // fifty sites a file: one file at a time
-		{10000, 64, 100, 100, 8},
-		{20, 2, 5, 5, 1},  // too few to batch: every worker gets many
-		{48, 2, 5, 5, 3},  // 48 / (8*2)
-		{100, 64, 5, 5, 1},
+		{10000, 2, 100, 2, 4},
+		{10000, 2, 100, 3, 2},
+		{10000, 2, 100, 8, 1},
+		{10000, 2, 100, 500, 1}, // files of hundreds of sites: one at a time
+		{10000, 64, 100, 1, 8},
+		{20, 2, 5, 1, 1}, // too few to batch: every worker gets many
+		{48, 2, 5, 1, 3}, // 48 / (8*2)
+		{100, 64, 5, 1, 1},
 	} {
-		if got := batchSize(tt.files, tt.workers, tt.filesDone, tt.sitesDone); got != tt.want {
-			t.Errorf("batchSize(%d files, %d workers, %d sites in %d files) = %d, want %d",
-				tt.files, tt.workers, tt.sitesDone, tt.filesDone, got, tt.want)
+		if got := batchSize(tt.files, tt.workers, tt.filesDone, tt.mostSites); got != tt.want {
+			t.Errorf("batchSize(%d files, %d workers, %d decoded, the largest of %d sites) = %d, want %d",
+				tt.files, tt.workers, tt.filesDone, tt.mostSites, got, tt.want)
 		}
+	}
+}
+
+func TestStoreMax(t *testing.T) {
+	var v atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 100 {
+		wg.Go(func() { storeMax(&v, int64(i)) })
+	}
+	wg.Wait()
+	if storeMax(&v, 3); v.Load() != 99 {
+		t.Errorf("storeMax left %d, want 99", v.Load())
 	}
 }
 
