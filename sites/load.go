@@ -450,13 +450,14 @@ func (l *loader) decodeStream(ctx context.Context, work func(*Site) any, emit fu
 	// goroutine started per file grew its stack anew, copying, as it went
 	// down the decoder and the renderer (3 % of a 10,000-site render).
 	pool := parallel.NewPoolOf(l.o.workers)
-	// How many files have been decoded, and the most sites one held.
-	var filesDone, mostSites atomic.Int64
+	// The most sites a decoded file held; -1 until a file is decoded.
+	var mostSites atomic.Int64
+	mostSites.Store(-1)
 	go func() {
 		defer close(futures)
 		defer pool.Close()
 		for rest := l.files; len(rest) > 0; {
-			n := batchSize(len(l.files), l.o.workers, filesDone.Load(), mostSites.Load())
+			n := batchSize(len(l.files), l.o.workers, mostSites.Load())
 			files := rest[:min(n, len(rest))]
 			rest = rest[len(files):]
 			ch := make(chan []decoded, 1)
@@ -473,7 +474,6 @@ func (l *loader) decodeStream(ctx context.Context, work func(*Site) any, emit fu
 					if ctx.Err() == nil {
 						ds[i] = l.decodeAndWork(c, work)
 						storeMax(&mostSites, int64(len(ds[i].sites)))
-						filesDone.Add(1)
 					}
 				}
 				ch <- ds
@@ -505,13 +505,13 @@ func (l *loader) decodeStream(ctx context.Context, work func(*Site) any, emit fu
 const maxBatch = 8
 
 // batchSize is how many files a worker takes next: maxBatch sites' worth
-// of the largest file decoded so far (one file until one has been
-// decoded, one at a time once a file held eight sites or more), so that
-// a fleet of files of hundreds of sites keeps as few sites in flight as a
-// batch of one file did; and fewer when the files are too few to keep
-// every worker busy with eight batches each.
-func batchSize(files, workers int, filesDone, mostSites int64) int {
-	if filesDone == 0 {
+// of the largest file decoded so far, mostSites (one file while it is -1,
+// before any file is decoded; one at a time once a file held eight sites
+// or more), so that a fleet of files of hundreds of sites keeps as few
+// sites in flight as a batch of one file did; and fewer when the files
+// are too few to keep every worker busy with eight batches each.
+func batchSize(files, workers int, mostSites int64) int {
+	if mostSites < 0 {
 		return 1
 	}
 	return int(min(int64(max(files/(8*workers), 1)), max(maxBatch/max(mostSites, 1), 1)))

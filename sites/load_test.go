@@ -788,38 +788,37 @@ func TestStreamBatches(t *testing.T) {
 // for eight batches a worker.
 func TestBatchSize(t *testing.T) {
 	for _, tt := range []struct {
-		files, workers       int
-		filesDone, mostSites int64
-		want                 int
+		files, workers int
+		mostSites      int64
+		want           int
 	}{
-		{10000, 2, 0, 0, 1}, // nothing decoded yet
-		{10000, 2, 100, 1, 8},
-		{10000, 2, 100, 0, 8}, // files without sites (extra manifests)
-		{10000, 2, 100, 2, 4},
-		{10000, 2, 100, 3, 2},
-		{10000, 2, 100, 8, 1},
-		{10000, 2, 100, 500, 1}, // files of hundreds of sites: one at a time
-		{10000, 64, 100, 1, 8},
-		{20, 2, 5, 1, 1}, // too few to batch: every worker gets many
-		{48, 2, 5, 1, 3}, // 48 / (8*2)
-		{100, 64, 5, 1, 1},
+		{10000, 2, -1, 1}, // nothing decoded yet
+		{10000, 2, 1, 8},
+		{10000, 2, 0, 8}, // files without sites (extra manifests)
+		{10000, 2, 2, 4},
+		{10000, 2, 3, 2},
+		{10000, 2, 8, 1},
+		{10000, 2, 500, 1}, // files of hundreds of sites: one at a time
+		{10000, 64, 1, 8},
+		{20, 2, 1, 1}, // too few to batch: every worker gets many
+		{48, 2, 1, 3}, // 48 / (8*2)
+		{100, 64, 1, 1},
 	} {
-		if got := batchSize(tt.files, tt.workers, tt.filesDone, tt.mostSites); got != tt.want {
-			t.Errorf("batchSize(%d files, %d workers, %d decoded, the largest of %d sites) = %d, want %d",
-				tt.files, tt.workers, tt.filesDone, tt.mostSites, got, tt.want)
+		if got := batchSize(tt.files, tt.workers, tt.mostSites); got != tt.want {
+			t.Errorf("batchSize(%d files, %d workers, the largest of %d sites) = %d, want %d",
+				tt.files, tt.workers, tt.mostSites, got, tt.want)
 		}
 	}
 }
 
+// storeMax only ever raises the value, from the -1 decodeStream starts at.
 func TestStoreMax(t *testing.T) {
 	var v atomic.Int64
-	var wg sync.WaitGroup
-	for i := range 100 {
-		wg.Go(func() { storeMax(&v, int64(i)) })
-	}
-	wg.Wait()
-	if storeMax(&v, 3); v.Load() != 99 {
-		t.Errorf("storeMax left %d, want 99", v.Load())
+	v.Store(-1)
+	for _, tt := range []struct{ n, want int64 }{{0, 0}, {3, 3}, {1, 3}, {3, 3}, {9, 9}, {-1, 9}} {
+		if storeMax(&v, tt.n); v.Load() != tt.want {
+			t.Errorf("storeMax(%d) left %d, want %d", tt.n, v.Load(), tt.want)
+		}
 	}
 }
 
