@@ -20,11 +20,7 @@ import (
 // error); directories are left to os.Root.
 func TestFastRootRefusesEscapes(t *testing.T) {
 	dir := rootTree(t)
-	r, err := OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openRoot(t, dir)
 	d, err := os.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -77,11 +73,7 @@ func TestFastReadFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "sites", "big.yaml"), []byte(big), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openRoot(t, dir)
 	if r.fast == nil {
 		t.Skip("no openat2 here: os.Root reads every file, as TestRootFSMatchesOSRoot checks")
 	}
@@ -126,11 +118,7 @@ func TestFastReadFile(t *testing.T) {
 // that is a regular file as for one that is no longer.
 func TestReadListedFileMatchesReadFile(t *testing.T) {
 	dir := rootTree(t)
-	r, err := OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openRoot(t, dir)
 	for _, name := range []string{"site.yaml", "sites/b.yaml", "sites/up", "sites/link-out", "sites/link-proc", "fifo", "sites", "missing", "../secret"} {
 		for _, max := range []int64{1 << 20, 4} {
 			want, wantErr := ReadFile(r.FS(), name, max)

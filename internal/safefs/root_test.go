@@ -12,6 +12,17 @@ import (
 	"testing"
 )
 
+// openRoot opens dir as a Root, closed when the test ends.
+func openRoot(t *testing.T, dir string) *Root {
+	t.Helper()
+	r, err := OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
 // rootTree makes a directory with files, a subdirectory, and symlinks
 // that stay inside it, leave it, point at an absolute path (inside it
 // and out) or loop; next to it, a file the links try to reach.

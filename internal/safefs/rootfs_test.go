@@ -15,11 +15,7 @@ func TestRootFSIsAFileSystem(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r, err := OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openRoot(t, dir)
 	if err := fstest.TestFS(r.FS(), "a.yaml", "sites/b.yaml", "sites/deep/c.yaml"); err != nil {
 		t.Fatal(err)
 	}
