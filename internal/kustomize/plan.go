@@ -726,7 +726,12 @@ func (b *builder) probePlugin(kd *kdir, field string, i int, raw string) pluginP
 	if p.aliasErr = checkAliases(posOf(kd.file, p.line), []byte(raw)); p.aliasErr != nil {
 		return p
 	}
-	if p.inline, p.inlineErr = b.rf.SliceFromBytes([]byte(raw)); p.inlineErr == nil || isRemoteBase(raw) {
+	if pathOnly(raw) {
+		p.inlineErr = errNotInline
+	} else {
+		p.inline, p.inlineErr = b.rf.SliceFromBytes([]byte(raw))
+	}
+	if p.inlineErr == nil || isRemoteBase(raw) {
 		return p
 	}
 	found := b.findLocal(kd, field, p.line, raw)
@@ -736,6 +741,33 @@ func (b *builder) probePlugin(kd *kdir, field string, i int, raw string) pluginP
 		p.siteConfig, p.readErr = b.siteConfigFile(found.real)
 	}
 	return p
+}
+
+// errNotInline stands for the factory's error on an entry pathOnly
+// accepts; only its being non-nil is ever read.
+var errNotInline = errors.New("a path, not an inline configuration")
+
+// pathOnly reports whether raw is a plugin entry that kustomize's resource
+// factory cannot read as YAML objects, without asking it: one word of
+// path characters, which YAML reads as a plain scalar (a string, number or
+// boolean), never as objects. The factory costs as much as reading a small
+// file, and a ZTP kustomization lists one SiteConfig file per site. A
+// leading '-' ("---" is a document marker), a leading "..." (the document
+// end) and the spellings of null, which the factory reads as no objects
+// at all, are left to it; so is anything with another character.
+func pathOnly(raw string) bool {
+	switch {
+	case raw == "", raw[0] == '-', strings.HasPrefix(raw, "..."), raw == "null", raw == "Null", raw == "NULL":
+		return false
+	}
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '_', c == '-', c == '/':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // siteConfigFile reports whether a generators file holds SiteConfigs
@@ -977,31 +1009,35 @@ func (b *builder) checkPluginConfig(kd *kdir, field string, line int, raw string
 func quickSiteConfig(data []byte) bool {
 	docs := 0
 	for _, chunk := range splitChunks(data) {
-		var apiVersion, kind string
+		// The lines are looked at as bytes: a string made of each line
+		// was most of the cost of a file.
+		var apiVersion, kind []byte
 		content := false
 		for line := range bytes.Lines(chunk.text) {
-			l := strings.TrimRight(string(line), "\r\n")
-			if !content && isFiller(l) {
+			l := bytes.TrimRight(line, "\r\n")
+			if !content && isFiller(string(l)) {
 				continue
 			}
 			content = true
-			if key, val, ok := strings.Cut(l, ":"); ok && (key == "apiVersion" || key == "kind") {
-				val = strings.TrimSpace(val)
-				if i := strings.Index(val, " #"); i >= 0 {
-					val = strings.TrimSpace(val[:i])
-				}
-				val = strings.Trim(val, `"'`)
-				if key == "kind" {
-					kind = val
-				} else {
-					apiVersion = val
-				}
+			key, val, ok := bytes.Cut(l, []byte(":"))
+			if !ok || string(key) != "apiVersion" && string(key) != "kind" {
+				continue
+			}
+			val = bytes.TrimSpace(val)
+			if i := bytes.Index(val, []byte(" #")); i >= 0 {
+				val = bytes.TrimSpace(val[:i])
+			}
+			val = bytes.Trim(val, `"'`)
+			if string(key) == "kind" {
+				kind = val
+			} else {
+				apiVersion = val
 			}
 		}
 		if !content {
 			continue
 		}
-		if !isSiteConfigType(apiVersion, kind) {
+		if !isSiteConfigType(string(apiVersion), string(kind)) {
 			return false
 		}
 		docs++

@@ -1,0 +1,78 @@
+package kustomize
+
+import (
+	"testing"
+
+	"sigs.k8s.io/kustomize/api/provider"
+)
+
+// TestPathOnlyEntriesAreNeverInline holds pathOnly to what it stands in
+// for: every entry it takes for a path is one kustomize's resource
+// factory fails to read as objects. The entries are every string of up
+// to four characters over letters that spell null, digits and the path
+// punctuation, and the entries that YAML reads as no objects.
+func TestPathOnlyEntriesAreNeverInline(t *testing.T) {
+	rf := provider.NewDepProvider().GetResourceFactory()
+	const alphabet = "nulNUL0./-_aZ"
+	entries := []string{"", "null", "Null", "NULL", "~", "---", "--- x", "...", "....", "- x", "#x", "&a", "{}", "[]"}
+	var grow func(prefix string, n int)
+	grow = func(prefix string, n int) {
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			s := prefix + string(c)
+			entries = append(entries, s)
+			grow(s, n-1)
+		}
+	}
+	grow("", 4)
+	took := 0
+	for _, raw := range entries {
+		if !pathOnly(raw) {
+			continue
+		}
+		took++
+		if rs, err := rf.SliceFromBytes([]byte(raw)); err == nil {
+			t.Errorf("pathOnly(%q) is true, but the factory reads it as %d objects", raw, len(rs))
+		}
+	}
+	if took < len(entries)/2 {
+		t.Errorf("pathOnly took %d of %d entries", took, len(entries))
+	}
+	// The entries of a ZTP kustomization take the fast path.
+	for _, raw := range []string{"sno-000001.yaml", "sites/north/site-a.yaml", "../common/site.yml", "./x.yaml", "site_1.yaml"} {
+		if !pathOnly(raw) {
+			t.Errorf("pathOnly(%q) is false", raw)
+		}
+	}
+	for _, raw := range []string{"null", "---", "...", "-x", "a b", "a:b", "~", "x#y", "https://example.com/x.yaml"} {
+		if pathOnly(raw) {
+			t.Errorf("pathOnly(%q) is true", raw)
+		}
+	}
+}
+
+func TestQuickSiteConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string
+		want       bool
+	}{
+		{"one", "apiVersion: ran.openshift.io/v1\nkind: SiteConfig\nmetadata:\n  name: a\n", true},
+		{"header and markers", "# a site\n%YAML 1.2\n---\napiVersion: \"ran.openshift.io/v1\" # v1\nkind: 'SiteConfig'\n...\n", true},
+		{"CRLF", "apiVersion: ran.openshift.io/v1\r\nkind: SiteConfig\r\n", true},
+		{"two", "apiVersion: ran.openshift.io/v1\nkind: SiteConfig\n---\nkind: SiteConfig\napiVersion: ran.openshift.io/v2\n", true},
+		{"empty document between", "apiVersion: ran.openshift.io/v1\nkind: SiteConfig\n---\n# nothing\n---\napiVersion: ran.openshift.io/v1\nkind: SiteConfig\n", true},
+		{"a ConfigMap beside", "apiVersion: ran.openshift.io/v1\nkind: SiteConfig\n---\napiVersion: v1\nkind: ConfigMap\n", false},
+		{"another kind", "apiVersion: ran.openshift.io/v1\nkind: SiteConfigList\n", false},
+		{"group only", "apiVersion: ran.openshift.io\nkind: SiteConfig\n", false},
+		{"indented keys", "spec:\n  apiVersion: ran.openshift.io/v1\n  kind: SiteConfig\n", false},
+		{"no kind", "apiVersion: ran.openshift.io/v1\n", false},
+		{"nothing", "# only a comment\n", false},
+		{"empty", "", false},
+	} {
+		if got := quickSiteConfig([]byte(tc.data)); got != tc.want {
+			t.Errorf("%s: quickSiteConfig = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
