@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/kustomize/api/types"
 
 	"github.com/siteops/siteops/internal/parallel"
+	"github.com/siteops/siteops/internal/safefs"
 )
 
 // Before anything is built, every kustomization a build can reach is read
@@ -738,7 +739,7 @@ func (b *builder) probePlugin(kd *kdir, field string, i int, raw string) pluginP
 	p.found = &found
 	if found.err == nil && !found.st.IsDir() && field == "generators" {
 		p.read = true
-		p.siteConfig, p.readErr = b.siteConfigFile(found.real)
+		p.siteConfig, p.readErr = b.siteConfigFile(found.real, found.st.Mode().IsRegular())
 	}
 	return p
 }
@@ -773,8 +774,14 @@ func pathOnly(raw string) bool {
 // siteConfigFile reports whether a generators file holds SiteConfigs
 // only. A SiteConfig generator is only looked at, never built: the file is
 // read without keeping it, so that a fleet of them costs no memory here.
-func (b *builder) siteConfigFile(f string) (bool, error) {
-	data, err := readLimited(b.fsys, f, b.o.maxFileSize)
+// regular says that a stat has just found f a regular file: it is then
+// opened at once (safefs.ReadListedFile), two system calls fewer.
+func (b *builder) siteConfigFile(f string, regular bool) (bool, error) {
+	read := readLimited
+	if regular {
+		read = safefs.ReadListedFile
+	}
+	data, err := read(b.fsys, f, b.o.maxFileSize)
 	return err == nil && quickSiteConfig(data), err
 }
 
@@ -835,7 +842,7 @@ func (b *builder) pluginEntry(kd *kdir, field string, i int, raw string, chain [
 		case p.read && f == real:
 			siteConfig, err = p.siteConfig, p.readErr
 		case field == "generators":
-			siteConfig, err = b.siteConfigFile(f)
+			siteConfig, err = b.siteConfigFile(f, false)
 		default:
 			_, err = b.readFile(f)
 		}

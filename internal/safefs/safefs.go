@@ -100,8 +100,9 @@ func ReadFile(fsys fs.FS, p string, max int64) ([]byte, error) {
 }
 
 // ReadListedFile reads, like ReadFile, a regular file of at most max
-// bytes, one that a listing of its directory has just given as a regular
-// file (a walk of the fleet finds thousands). It is opened at once rather
+// bytes, one that a listing of its directory (a walk of the fleet finds
+// thousands) or a stat has just given as a regular file (a ZTP
+// kustomization lists thousands). It is opened at once rather
 // than described first, and what is open is checked to be a regular file
 // before anything is read: three system calls fewer a file. Should the
 // name have become something else since the listing, it is refused as
