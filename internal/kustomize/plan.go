@@ -775,7 +775,7 @@ func pathOnly(raw string) bool {
 // only. A SiteConfig generator is only looked at, never built: the file is
 // read without keeping it, so that a fleet of them costs no memory here.
 // regular says that a stat has just found f a regular file: it is then
-// opened at once (safefs.ReadListedFile), two system calls fewer.
+// opened at once (safefs.ReadListedFile), three system calls fewer.
 func (b *builder) siteConfigFile(f string, regular bool) (bool, error) {
 	read := readLimited
 	if regular {
