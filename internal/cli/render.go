@@ -86,14 +86,13 @@ Exit status: 0 all sites rendered, 1 some failed, 2 usage error.`,
 }
 
 // renderGCPercent trades memory for speed while rendering: the render
-// allocates many short-lived values over a live heap of a few tens of
+// allocates many short-lived values over a live heap of ten or twenty
 // megabytes, and with the heap allowed to grow to four times the live
 // data, 10,000 sites render 4 to 5 % faster than at three times (GOGC
 // 200, which was about 15 % faster than the default) for about 13 MB
-// more. Further
-// (GOGC 400 and up) the heap's fresh pages cost more than the collections
-// they save: a fleet of 200-site files renders slower. GOGC in the
-// environment still wins.
+// more. Further (GOGC 400 and up) the heap's fresh pages cost more than
+// the collections they save: a fleet of 200-site files renders slower.
+// GOGC in the environment still wins.
 const renderGCPercent = 300
 
 func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr io.Writer) error {
