@@ -63,7 +63,9 @@ bench: build
 # fuzz runs each fuzz target for a short while: the site decoder
 # (SiteConfig and ClusterInstance), the manifest decoder, the block-style
 # YAML reader against yaml.v3, rendering, the
-# input document of the policies, and the status writer.
+# input document of the policies, the status writer, and the kustomize
+# helpers (YAML writing, patches, strategic merges, plugin entries taken
+# for paths).
 FUZZTIME ?= 30s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeFile$$' -fuzztime $(FUZZTIME) ./sites/
@@ -75,6 +77,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzMarshalV2$$' -fuzztime $(FUZZTIME) ./internal/kustomize/
 	$(GO) test -run '^$$' -fuzz '^FuzzReadPatch$$' -fuzztime $(FUZZTIME) ./internal/kustomize/
 	$(GO) test -run '^$$' -fuzz '^FuzzSmMerge$$' -fuzztime $(FUZZTIME) ./internal/kustomize/
+	$(GO) test -run '^$$' -fuzz '^FuzzPathOnly$$' -fuzztime $(FUZZTIME) ./internal/kustomize/
 
 # run starts the loop on the example fleet bundled into the binary: it
 # installs the sites with the simulated engine and serves the dashboard on

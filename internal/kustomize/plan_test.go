@@ -76,3 +76,20 @@ func TestQuickSiteConfig(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPathOnly holds pathOnly to the resource factory on any entry: one
+// it takes for a path must be one the factory refuses.
+func FuzzPathOnly(f *testing.F) {
+	for _, s := range []string{"sno-000001.yaml", "null", "---", "...", "a/b", "-x", "~", "NULL", "../x.yaml"} {
+		f.Add(s)
+	}
+	rf := provider.NewDepProvider().GetResourceFactory()
+	f.Fuzz(func(t *testing.T, raw string) {
+		if !pathOnly(raw) {
+			return
+		}
+		if rs, err := rf.SliceFromBytes([]byte(raw)); err == nil {
+			t.Errorf("pathOnly(%q) is true, but the factory reads it as %d objects", raw, len(rs))
+		}
+	})
+}
