@@ -189,7 +189,7 @@ func Stream(ctx context.Context, fsys fs.FS, paths []string, work func(*Site) an
 
 func newLoader(ctx context.Context, fsys fs.FS, paths []string, opts []Option) *loader {
 	o := applyOptions(opts)
-	l := &loader{fsys: fsys, o: o, reader: newFileReader(fsys, o.maxFileSize), seen: map[string]bool{},
+	l := &loader{fsys: fsys, o: o, reader: newFileReader(fsys, o.maxFileSize), seen: map[string]int{},
 		kustomizations: map[string]bool{}, active: map[string]bool{}, kcache: kustomize.NewCache(), ctx: ctx,
 		builtDocs: map[string]bool{}}
 	for _, p := range paths {
@@ -231,8 +231,9 @@ type candidate struct {
 	// kustomization's generators: entry) rather than found in a walk: it
 	// must define a site.
 	named bool
-	// listed is set for a file the walk's listing gave as a regular file:
-	// it is read with safefs.ReadListedFile.
+	// listed is set for a file the walk's listing gave as a regular file,
+	// or that a kustomize build has just read as one (a generators:
+	// entry): it is read with safefs.ReadListedFile.
 	listed bool
 }
 
@@ -241,7 +242,7 @@ type loader struct {
 	o      options
 	reader *fileReader
 	files  []candidate
-	seen   map[string]bool
+	seen   map[string]int // index in files
 	// bigFile lets one large file decode at a time: yaml.v3 builds a node
 	// tree about a hundred times the size of the text.
 	bigFile sync.Mutex
@@ -281,8 +282,10 @@ func (l *loader) collect(arg, base string) {
 		if kustomize.IsKustomizationFile(p) && l.collectKustomization(path.Dir(p)) {
 			return // a kustomization named by its file is built like its directory
 		}
-		l.addFile(p, base)
-		l.files[len(l.files)-1].named = l.files[len(l.files)-1].path == p
+		// Named on its own, it must define a site, whether or not it was
+		// found already.
+		c, _ := l.addFile(p, base)
+		c.named = true
 		return
 	}
 	if l.collectKustomization(p) {
@@ -306,8 +309,8 @@ func (l *loader) collect(arg, base string) {
 		if strings.HasPrefix(name, ".") || !(strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")) {
 			return nil
 		}
-		if l.addFile(fp, base) {
-			l.files[len(l.files)-1].listed = d.Type().IsRegular()
+		if c, added := l.addFile(fp, base); added {
+			c.listed = d.Type().IsRegular()
 		}
 		return nil
 	})
@@ -316,15 +319,15 @@ func (l *loader) collect(arg, base string) {
 	}
 }
 
-// addFile adds p to the files to decode, unless it is there already;
-// it reports whether it added it.
-func (l *loader) addFile(p, base string) bool {
-	if l.seen[p] {
-		return false
+// addFile adds p to the files to decode, unless it is there already. It
+// returns p's candidate, and whether it added it.
+func (l *loader) addFile(p, base string) (*candidate, bool) {
+	if i, ok := l.seen[p]; ok {
+		return &l.files[i], false
 	}
-	l.seen[p] = true
+	l.seen[p] = len(l.files)
 	l.files = append(l.files, candidate{path: p, base: base})
-	return true
+	return &l.files[len(l.files)-1], true
 }
 
 // collectKustomization reads dir as a ZTP kustomization directory if it has
@@ -368,8 +371,11 @@ func (l *loader) collectKustomization(dir string) bool {
 	listed := map[string]bool{}
 	for _, g := range res.SiteConfigGenerators {
 		// kustomize runs the generator in the kustomization's directory.
-		l.addFile(g.File, path.Dir(g.Kustomization))
-		l.files[len(l.files)-1].named = l.files[len(l.files)-1].path == g.File
+		c, _ := l.addFile(g.File, path.Dir(g.Kustomization))
+		// Listed, it must define a site. The build has just read it as a
+		// regular file: it is read as one a listing gave (three system
+		// calls fewer a site).
+		c.named, c.listed = true, true
 		listed[g.File] = true
 	}
 	for _, d := range res.Documents {

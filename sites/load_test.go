@@ -856,3 +856,55 @@ func TestReadManifestDir(t *testing.T) {
 		t.Errorf("ReadManifestDir(locked) = %v, %v; want [ok.yaml]", d, err)
 	}
 }
+
+// A file named on its own must define a site, however often and in
+// whatever order the paths name it: naming one file twice used to clear
+// the flag of the file named between (the flag went to the last file
+// added, which was that other one).
+func TestNamedFilesKeepTheirFlag(t *testing.T) {
+	fsys := fstest.MapFS{
+		"a.yaml":    {Data: []byte(siteFile("alpha"))},
+		"cm.yaml":   {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")},
+		"d/b.yaml":  {Data: []byte(siteFile("bravo"))},
+		"d/cm.yaml": {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\n")},
+	}
+	for _, paths := range [][]string{
+		{"a.yaml", "cm.yaml", "a.yaml"},
+		{"d", "d/cm.yaml"},           // found by the walk first, then named
+		{"d/cm.yaml", "d", "a.yaml"}, // named first, then walked
+	} {
+		fleet, err := Load(context.Background(), fsys, paths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var noSite []string
+		for _, p := range fleet.Problems {
+			if strings.Contains(p.Message, "no SiteConfig or ClusterInstance document") {
+				noSite = append(noSite, p.Pos.File)
+			}
+		}
+		if len(noSite) != 1 || !strings.HasSuffix(noSite[0], "cm.yaml") {
+			t.Errorf("%v: files said to define no site: %v (problems %v); want the ConfigMap file named", paths, noSite, fleet.Problems)
+		}
+	}
+}
+
+// The SiteConfig files a kustomization lists under generators: must each
+// define a site, and are read as files a listing gave: the build has just
+// read each as a regular file.
+func TestGeneratorFilesAreNamedAndListed(t *testing.T) {
+	fsys := fstest.MapFS{
+		"kz/kustomization.yaml": {Data: []byte("generators: [a.yaml, b.yaml]\n")},
+		"kz/a.yaml":             {Data: []byte(siteFile("alpha"))},
+		"kz/b.yaml":             {Data: []byte(siteFile("bravo"))},
+	}
+	l := newLoader(context.Background(), fsys, []string{"kz"}, nil)
+	var got []string
+	for _, c := range l.files {
+		got = append(got, fmt.Sprintf("%s named=%t listed=%t", c.path, c.named, c.listed))
+	}
+	want := []string{"kz/a.yaml named=true listed=true", "kz/b.yaml named=true listed=true"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("candidates:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

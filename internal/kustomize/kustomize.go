@@ -25,6 +25,10 @@ type Result struct {
 	// siteops reads them itself, so they are reported here instead of being
 	// built. They come in the order kustomize would run them: the
 	// generators of a kustomization's resources first, then its own.
+	// Each was read by this build, as a regular file, to tell that it
+	// holds SiteConfigs (a build with one that is not a regular file
+	// fails): a caller may read it as a file a listing has just given
+	// (safefs.ReadListedFile).
 	SiteConfigGenerators []Generator
 	// Warnings are things the caller should tell the user about.
 	Warnings []Warning

@@ -1,9 +1,17 @@
 package kustomize
 
 import (
+	"context"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/kustomize/api/provider"
+
+	"github.com/siteops/siteops/internal/safefs"
 )
 
 // TestPathOnlyEntriesAreNeverInline holds pathOnly to what it stands in
@@ -92,4 +100,40 @@ func FuzzPathOnly(f *testing.F) {
 			t.Errorf("pathOnly(%q) is true, but the factory reads it as %d objects", raw, len(rs))
 		}
 	})
+}
+
+// TestGeneratorThatIsNotARegularFile holds what Result promises of its
+// SiteConfig generators: each was read as a regular file. A generators
+// entry that is a named pipe fails the build, without waiting for a
+// writer, on os.Root's file system and on safefs's.
+func TestGeneratorThatIsNotARegularFile(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"fleet/kustomization.yaml": kust("generators:\n- site-a.yaml\n- pipe.yaml\n"),
+		"fleet/site-a.yaml":        siteConfig("site-a"),
+	})
+	if err := syscall.Mkfifo(filepath.Join(dir, "fleet", "pipe.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sroot, err := safefs.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sroot.Close()
+	for name, fsys := range map[string]fs.FS{"os.Root": rootFS(t, dir), "safefs": sroot.FS()} {
+		t.Run(name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() {
+				_, err := Build(context.Background(), fsys, "fleet")
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), "named pipe") {
+					t.Errorf("Build: %v, want an error about the named pipe", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("Build is still waiting on the named pipe after 30 s")
+			}
+		})
+	}
 }
