@@ -683,11 +683,11 @@ func (b *builder) patchOrInline(kd *kdir, field string, line int, raw string) er
 // checked in order (pluginEntry).
 type pluginProbe struct {
 	line int
-	// aliasErr refuses the entry's own text; inline and inlineErr are the
-	// entry read as YAML (an inline configuration when inlineErr is nil).
-	aliasErr  error
-	inline    []*resource.Resource
-	inlineErr error
+	// aliasErr refuses the entry's own text; isInline says that the
+	// entry reads as YAML objects (an inline configuration), inline.
+	aliasErr error
+	inline   []*resource.Resource
+	isInline bool
 	// found is where a local entry leads (nil when not looked up);
 	// siteConfig, when read, whether that file is a SiteConfig, or
 	// readErr why it could not be read.
@@ -727,12 +727,11 @@ func (b *builder) probePlugin(kd *kdir, field string, i int, raw string) pluginP
 	if p.aliasErr = checkAliases(posOf(kd.file, p.line), []byte(raw)); p.aliasErr != nil {
 		return p
 	}
-	if pathOnly(raw) {
-		p.inlineErr = errNotInline
-	} else {
-		p.inline, p.inlineErr = b.rf.SliceFromBytes([]byte(raw))
+	if !pathOnly(raw) {
+		rs, err := b.rf.SliceFromBytes([]byte(raw))
+		p.inline, p.isInline = rs, err == nil
 	}
-	if p.inlineErr == nil || isRemoteBase(raw) {
+	if p.isInline || isRemoteBase(raw) {
 		return p
 	}
 	found := b.findLocal(kd, field, p.line, raw)
@@ -743,10 +742,6 @@ func (b *builder) probePlugin(kd *kdir, field string, i int, raw string) pluginP
 	}
 	return p
 }
-
-// errNotInline stands for the factory's error on an entry pathOnly
-// accepts; only its being non-nil is ever read.
-var errNotInline = errors.New("a path, not an inline configuration")
 
 // pathOnly reports whether raw is a plugin entry that kustomize's resource
 // factory cannot read as YAML objects, without asking it: one word of
@@ -796,7 +791,7 @@ func (b *builder) pluginEntry(kd *kdir, field string, i int, raw string, chain [
 	if p.aliasErr != nil {
 		return nil, p.aliasErr
 	}
-	if rs := p.inline; p.inlineErr == nil {
+	if rs := p.inline; p.isInline {
 		if len(rs) == 0 {
 			return nil, nil
 		}
