@@ -1015,8 +1015,9 @@ func quickSiteConfig(data []byte) bool {
 		// was most of the cost of a file.
 		var apiVersion, kind []byte
 		content := false
-		for line := range bytes.Lines(chunk.text) {
-			l := bytes.TrimRight(line, "\r\n")
+		// A line keeps its line break: isFiller and the value's trimming
+		// drop it with the other spaces.
+		for l := range bytes.Lines(chunk.text) {
 			if !content && isFiller(string(l)) {
 				continue
 			}

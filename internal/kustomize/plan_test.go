@@ -69,6 +69,8 @@ func TestQuickSiteConfig(t *testing.T) {
 		{"one", "apiVersion: ran.openshift.io/v1\nkind: SiteConfig\nmetadata:\n  name: a\n", true},
 		{"header and markers", "# a site\n%YAML 1.2\n---\napiVersion: \"ran.openshift.io/v1\" # v1\nkind: 'SiteConfig'\n...\n", true},
 		{"CRLF", "apiVersion: ran.openshift.io/v1\r\nkind: SiteConfig\r\n", true},
+		{"a carriage return ends the file", "apiVersion: ran.openshift.io/v1\nkind: SiteConfig\r", true},
+		{"a comment after the kind", "apiVersion: ran.openshift.io/v1\nkind: SiteConfig # the site\n", true},
 		{"two", "apiVersion: ran.openshift.io/v1\nkind: SiteConfig\n---\nkind: SiteConfig\napiVersion: ran.openshift.io/v2\n", true},
 		{"empty document between", "apiVersion: ran.openshift.io/v1\nkind: SiteConfig\n---\n# nothing\n---\napiVersion: ran.openshift.io/v1\nkind: SiteConfig\n", true},
 		{"a ConfigMap beside", "apiVersion: ran.openshift.io/v1\nkind: SiteConfig\n---\napiVersion: v1\nkind: ConfigMap\n", false},
