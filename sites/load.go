@@ -320,7 +320,8 @@ func (l *loader) collect(arg, base string) {
 }
 
 // addFile adds p to the files to decode, unless it is there already. It
-// returns p's candidate, and whether it added it.
+// returns p's candidate, and whether it added it; the pointer is good
+// until the next file is added.
 func (l *loader) addFile(p, base string) (*candidate, bool) {
 	if i, ok := l.seen[p]; ok {
 		return &l.files[i], false
