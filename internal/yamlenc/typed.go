@@ -17,21 +17,27 @@ import (
 // error it returns dst unchanged in length and an error naming the path
 // of the value it could not write.
 //
-// It exists for the loop's status documents: building ten thousand
-// documents' maps only to sort and write them was most of their cost.
-func AppendTyped(dst []byte, v any) ([]byte, error) {
+// It exists for the loop's status documents and the rendered objects:
+// building tens of thousands of maps only to sort and write them was
+// most of their cost.
+func AppendTyped(dst []byte, v any) ([]byte, error) { return AppendTypedPruned(dst, v, nil) }
+
+// AppendTypedPruned is AppendTyped for the value tomap.Convert gives for
+// v once p.Apply has pruned it. Only the fields p asks a Drop about are
+// converted, to be asked.
+func AppendTypedPruned(dst []byte, v any, p *tomap.Prune) ([]byte, error) {
 	return run(dst, func(e *encoder) error {
 		rv := reflect.ValueOf(v)
 		if !rv.IsValid() {
 			e.scalar("null", ctxTop)
 			return nil
 		}
-		return e.typed(rv, tomap.FactsOf(rv.Type()), 0, ctxTop, 0)
+		return e.typed(rv, tomap.FactsOf(rv.Type()), 0, ctxTop, 0, p)
 	})
 }
 
 // typed writes v, a valid value whose type has the facts f.
-func (e *encoder) typed(v reflect.Value, f tomap.Facts, col int, ctx context, depth int) error {
+func (e *encoder) typed(v reflect.Value, f tomap.Facts, col int, ctx context, depth int, p *tomap.Prune) error {
 	t := v.Type()
 	if f.Time {
 		if v.Kind() == reflect.Pointer && v.IsNil() {
@@ -40,7 +46,7 @@ func (e *encoder) typed(v reflect.Value, f tomap.Facts, col int, ctx context, de
 		}
 		text, ok := tomap.AppendTime(e.scratch[:0], v)
 		if !ok {
-			return e.converted(v, col, ctx, depth)
+			return e.converted(v, col, ctx, depth, p)
 		}
 		e.scratch = text
 		// str copies the text into the output before scratch is
@@ -48,7 +54,7 @@ func (e *encoder) typed(v reflect.Value, f tomap.Facts, col int, ctx context, de
 		return e.str(unsafe.String(unsafe.SliceData(text), len(text)), col, ctx)
 	}
 	if f.Marshals {
-		return e.converted(v, col, ctx, depth)
+		return e.converted(v, col, ctx, depth, p)
 	}
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
@@ -57,16 +63,16 @@ func (e *encoder) typed(v reflect.Value, f tomap.Facts, col int, ctx context, de
 			return nil
 		}
 		elem := v.Elem()
-		return e.typed(elem, tomap.FactsOf(elem.Type()), col, ctx, depth)
+		return e.typed(elem, tomap.FactsOf(elem.Type()), col, ctx, depth, p)
 	case reflect.Struct:
-		return e.object(v, col, ctx, depth)
+		return e.object(v, col, ctx, depth, p)
 	case reflect.Slice:
 		if v.IsNil() {
 			e.scalar("null", ctx)
 			return nil
 		}
 		if t.Elem().Kind() == reflect.Uint8 {
-			return e.converted(v, col, ctx, depth)
+			return e.converted(v, col, ctx, depth, p)
 		}
 		return e.list(v, col, ctx, depth)
 	case reflect.Array:
@@ -81,31 +87,31 @@ func (e *encoder) typed(v reflect.Value, f tomap.Facts, col int, ctx context, de
 		return nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		if v.Uint() > math.MaxInt64 {
-			return e.converted(v, col, ctx, depth) // for tomap's error
+			return e.converted(v, col, ctx, depth, p) // for tomap's error
 		}
 		e.uint(v.Uint(), ctx)
 		return nil
 	case reflect.Float32, reflect.Float64:
 		return e.float(v.Float(), ctx)
 	}
-	return e.converted(v, col, ctx, depth)
+	return e.converted(v, col, ctx, depth, p)
 }
 
-// converted writes what tomap.Convert gives for v.
-func (e *encoder) converted(v reflect.Value, col int, ctx context, depth int) error {
+// converted writes what tomap.Convert gives for v, pruned by p.
+func (e *encoder) converted(v reflect.Value, col int, ctx context, depth int, p *tomap.Prune) error {
 	c, err := tomap.ConvertValue(v)
 	if err != nil {
 		return &Error{Reason: err.Error()}
 	}
-	return e.value(c, col, ctx, depth)
+	return e.value(p.Apply(c), col, ctx, depth)
 }
 
 // object writes a struct as the mapping of its keys, "{}" when every
 // field is left out.
-func (e *encoder) object(v reflect.Value, col int, ctx context, depth int) error {
+func (e *encoder) object(v reflect.Value, col int, ctx context, depth int, p *tomap.Prune) error {
 	keys, ok := tomap.Keys(v.Type())
 	if !ok {
-		return e.converted(v, col, ctx, depth)
+		return e.converted(v, col, ctx, depth, p)
 	}
 	inner, first := 0, false
 	opened := false
@@ -114,6 +120,26 @@ func (e *encoder) object(v reflect.Value, col int, ctx context, depth int) error
 		fv := k.Field(v)
 		if k.Omitted(fv) {
 			continue
+		}
+		var below *tomap.Prune
+		var dropTested any
+		if p != nil {
+			if below = p.Keys[k.Name()]; below != nil {
+				if below.Omit {
+					continue
+				}
+				if below.Drop != nil {
+					// Drop looks at the converted value: convert the
+					// field, and write what was tested.
+					c, err := tomap.ConvertValue(fv)
+					if err != nil {
+						return withKey(&Error{Reason: err.Error()}, k.Name())
+					}
+					if dropTested = below.Apply(c); below.Drop(dropTested) {
+						continue
+					}
+				}
+			}
 		}
 		if !opened {
 			if depth >= maxDepth {
@@ -126,7 +152,13 @@ func (e *encoder) object(v reflect.Value, col int, ctx context, depth int) error
 			return withKey(err, k.Name())
 		}
 		first = false
-		if err := e.typed(fv, k.Facts(), inner, ctxMapValue, depth+1); err != nil {
+		var err error
+		if below != nil && below.Drop != nil {
+			err = e.value(dropTested, inner, ctxMapValue, depth+1)
+		} else {
+			err = e.typed(fv, k.Facts(), inner, ctxMapValue, depth+1, below)
+		}
+		if err != nil {
 			return withKey(err, k.Name())
 		}
 	}
@@ -150,7 +182,7 @@ func (e *encoder) list(v reflect.Value, col int, ctx context, depth int) error {
 	col, inline := e.open(col, ctx, false)
 	for i := range n {
 		e.dash(col, inline && i == 0)
-		if err := e.typed(v.Index(i), f, col, ctxSeqItem, depth+1); err != nil {
+		if err := e.typed(v.Index(i), f, col, ctxSeqItem, depth+1, nil); err != nil {
 			return withIndex(err, i)
 		}
 	}

@@ -204,3 +204,81 @@ func TestAppendTypedDepthLimit(t *testing.T) {
 		t.Fatalf("error %v, want the depth limit", err)
 	}
 }
+
+// emptyValue is a Drop: null, false, "", or an object of nothing but
+// such objects.
+func emptyValue(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !v
+	case string:
+		return v == ""
+	case map[string]any:
+		for _, sub := range v {
+			if m, ok := sub.(map[string]any); !ok || !emptyValue(m) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// Pruned values, filled at random, write the same bytes as the map
+// tomap.Convert gives once Prune.Apply has pruned it: keys omitted,
+// dropped when empty after their own keys were pruned, on structs,
+// pointers, Go maps and types that marshal themselves.
+func TestAppendTypedPrunedMatchesApply(t *testing.T) {
+	drop := func(keys map[string]*tomap.Prune) *tomap.Prune { return &tomap.Prune{Drop: emptyValue, Keys: keys} }
+	meta := &tomap.Prune{Keys: map[string]*tomap.Prune{"creationTimestamp": drop(nil), "labels": drop(nil)}}
+	cases := []struct {
+		v     any
+		prune *tomap.Prune
+	}{
+		{&metal3.BareMetalHost{}, &tomap.Prune{Keys: map[string]*tomap.Prune{
+			"status": {Omit: true}, "metadata": meta,
+			"spec": {Keys: map[string]*tomap.Prune{"bmc": drop(map[string]*tomap.Prune{"address": drop(nil), "credentialsName": drop(nil)}), "online": drop(nil)}},
+		}}},
+		{&hivev1.ClusterDeployment{}, &tomap.Prune{Keys: map[string]*tomap.Prune{
+			"status": {Omit: true}, "metadata": meta,
+			"spec": {Keys: map[string]*tomap.Prune{"installed": drop(nil), "baseDomain": drop(nil), "controlPlaneConfig": drop(nil), "platform": {Omit: true}}},
+		}}},
+		{&corev1.Namespace{}, &tomap.Prune{Keys: map[string]*tomap.Prune{"status": {Omit: true}, "metadata": meta, "spec": drop(nil)}}},
+		{&shapes{}, &tomap.Prune{Keys: map[string]*tomap.Prune{
+			"named": drop(map[string]*tomap.Prune{"z": {Omit: true}}), "array": {Omit: true}, "when": drop(nil),
+			"meta": drop(nil), "port": drop(nil), "map": {Keys: map[string]*tomap.Prune{"k": drop(map[string]*tomap.Prune{"a": drop(nil)})}},
+			"a": drop(nil), "missing": {Omit: true},
+		}}},
+		{&byPointer{}, &tomap.Prune{Keys: map[string]*tomap.Prune{"a": drop(nil), "b": {Omit: true}}}},
+	}
+	rng := rand.New(rand.NewPCG(3, 21))
+	for _, c := range cases {
+		typ := reflect.TypeOf(c.v).Elem()
+		t.Run(typ.String(), func(t *testing.T) {
+			for i := range 300 {
+				v := reflect.New(typ)
+				tomaptest.Fill(rng, v.Elem())
+				if s, ok := v.Interface().(*shapes); ok && i%2 == 0 {
+					s.Map = map[string]Inlined{"k": {A: tomaptest.Words[rng.IntN(2)]}}
+				}
+				conv, err := tomap.Convert(v.Interface())
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := Marshal(c.prune.Apply(conv))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := AppendTypedPruned(nil, v.Interface(), c.prune)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(got) != string(want) {
+					t.Fatalf("value %d:\ngot\n%s\nwant\n%s", i, got, want)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,43 @@
+package tomap
+
+// Prune names keys to leave out of an object, at any depth: a tree whose
+// nodes are keys. A writer that walks typed values (internal/yamlenc's
+// AppendTypedPruned) applies the same tree as Apply does to a converted
+// value, so that both give the same object.
+type Prune struct {
+	// Keys holds the pruning of the keys of this node's value, when it is
+	// an object.
+	Keys map[string]*Prune
+	// Omit leaves the key out whatever its value.
+	Omit bool
+	// Drop, when set, is asked about the key's value as Convert gives it,
+	// once the keys below are pruned: true leaves the key out.
+	Drop func(v any) bool
+}
+
+// Apply prunes v, a value Convert gave, in place, and returns it. The keys
+// of a node are pruned before the node's own Drop is asked about it, so a
+// mapping whose keys were all left out can be left out in turn.
+func (p *Prune) Apply(v any) any {
+	m, ok := v.(map[string]any)
+	if !ok || p == nil {
+		return v
+	}
+	for k, child := range p.Keys {
+		sub, found := m[k]
+		if !found {
+			continue
+		}
+		if child.Omit {
+			delete(m, k)
+			continue
+		}
+		sub = child.Apply(sub)
+		if child.Drop != nil && child.Drop(sub) {
+			delete(m, k)
+			continue
+		}
+		m[k] = sub
+	}
+	return v
+}

@@ -1,0 +1,61 @@
+package tomap
+
+import (
+	"reflect"
+	"testing"
+)
+
+// zero is the Drop the tests use: null, false, "" or an empty object.
+func zero(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !v
+	case string:
+		return v == ""
+	case map[string]any:
+		return len(v) == 0
+	}
+	return false
+}
+
+func TestPruneApply(t *testing.T) {
+	p := &Prune{Keys: map[string]*Prune{
+		"status": {Omit: true},
+		"spec": {Keys: map[string]*Prune{
+			// The keys below are pruned first, so bmc is empty once
+			// both are gone.
+			"bmc":  {Drop: zero, Keys: map[string]*Prune{"address": {Drop: zero}, "name": {Drop: zero}}},
+			"flag": {Drop: zero},
+			"list": {Drop: zero, Keys: map[string]*Prune{"x": {Omit: true}}},
+		}},
+		"absent": {Omit: true},
+	}}
+	for _, c := range []struct {
+		name     string
+		in, want any
+	}{
+		{"all pruned",
+			map[string]any{"status": map[string]any{"a": 1}, "spec": map[string]any{"bmc": map[string]any{"address": "", "name": nil}, "flag": false}},
+			map[string]any{"spec": map[string]any{}}},
+		{"a key below kept keeps its parent",
+			map[string]any{"spec": map[string]any{"bmc": map[string]any{"address": "", "name": "n"}, "flag": true}},
+			map[string]any{"spec": map[string]any{"bmc": map[string]any{"name": "n"}, "flag": true}}},
+		{"keys below a list are not looked for",
+			map[string]any{"spec": map[string]any{"list": []any{map[string]any{"x": 1}}}},
+			map[string]any{"spec": map[string]any{"list": []any{map[string]any{"x": 1}}}}},
+		{"a scalar where an object was pruned is left",
+			map[string]any{"spec": "text"},
+			map[string]any{"spec": "text"}},
+		{"not an object", []any{1}, []any{1}},
+	} {
+		if got := p.Apply(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
+		}
+	}
+	var none *Prune
+	if got := none.Apply(map[string]any{"a": 1}); !reflect.DeepEqual(got, map[string]any{"a": 1}) {
+		t.Errorf("nil Prune changed the value: %v", got)
+	}
+}
