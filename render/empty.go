@@ -45,19 +45,26 @@ var copiedValues = map[string]func(r *siteRender, node int) []copied{
 	},
 }
 
-// keepEmpty writes the fields of copiedValues that are set but empty.
-func (r *siteRender) keepEmpty(kind string, node int, content map[string]any) {
+// emptyCopies are the fields of copiedValues that are set but empty.
+func (r *siteRender) emptyCopies(kind string, node int) []copied {
 	fields, ok := copiedValues[kind]
 	if !ok {
-		return
+		return nil
 	}
+	var empty []copied
 	for _, f := range fields(r, node) {
-		v := reflect.ValueOf(f.value)
-		if v.IsNil() || v.Len() > 0 {
-			continue
+		if v := reflect.ValueOf(f.value); !v.IsNil() && v.Len() == 0 {
+			empty = append(empty, f)
 		}
+	}
+	return empty
+}
+
+// keepEmpty writes the fields of copiedValues that are set but empty.
+func (r *siteRender) keepEmpty(kind string, node int, content map[string]any) {
+	for _, f := range r.emptyCopies(kind, node) {
 		parent := ensureMap(content, f.path[:len(f.path)-1]...)
-		if v.Kind() == reflect.Map {
+		if reflect.ValueOf(f.value).Kind() == reflect.Map {
 			parent[f.path[len(f.path)-1]] = map[string]any{}
 		} else {
 			parent[f.path[len(f.path)-1]] = []any{}

@@ -47,7 +47,10 @@ func renderMap(t *testing.T, files map[string]string, manifests string) (*render
 		}
 		opts = append(opts, render.WithDefaultManifests(d))
 	}
-	b, problems := render.New(opts...).Render(fleet.Sites[0])
+	r := render.New(opts...)
+	b, problems := r.Render(fleet.Sites[0])
+	// Every case holds for the YAML written from the typed objects too.
+	sameYAML(t, r, fleet.Sites[0])
 	return b, append(fleet.Problems, problems...)
 }
 

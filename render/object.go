@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/siteops/siteops/internal/tomap"
 	"github.com/siteops/siteops/internal/yamlenc"
 )
 
@@ -18,7 +19,14 @@ type Object struct {
 	Namespace  string
 	Name       string
 	Wave       int
-	Content    map[string]any
+	// Content is nil in the objects RenderEncoded wrote from their typed
+	// form (see RenderEncoded).
+	Content map[string]any
+
+	// typed is the typed object, pruned by prune, that AppendYAML writes
+	// when Content is nil.
+	typed any
+	prune *tomap.Prune
 }
 
 // Ref names an object as kind namespace/name.
@@ -34,7 +42,13 @@ func (o *Object) Ref() string {
 // "NMStateConfig s1/n0: yamlenc: unsupported float64 value NaN at
 // spec.weight".
 func (o *Object) AppendYAML(dst []byte) ([]byte, error) {
-	out, err := yamlenc.Append(dst, o.Content)
+	var out []byte
+	var err error
+	if o.Content == nil && o.typed != nil {
+		out, err = yamlenc.AppendTypedPruned(dst, o.typed, o.prune)
+	} else {
+		out, err = yamlenc.Append(dst, o.Content)
+	}
 	if err != nil {
 		return dst, fmt.Errorf("%s: %w", o.Ref(), err)
 	}
@@ -117,8 +131,13 @@ func kindRank(kind string) int {
 // SiteConfig operator's (default 0).
 func waveOf(content map[string]any) int {
 	ann, _ := nestedMap(content, "metadata", "annotations")
+	return annotatedWave(ann)
+}
+
+// annotatedWave is waveOf for an object's annotations.
+func annotatedWave[V any](ann map[string]V) int {
 	for _, key := range []string{AnnotationSyncWave, AnnotationCISyncWave} {
-		if s, ok := ann[key].(string); ok {
+		if s, ok := any(ann[key]).(string); ok {
 			if w, err := strconv.Atoi(s); err == nil {
 				return w
 			}

@@ -3,7 +3,6 @@ package render
 import (
 	"errors"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -49,11 +48,15 @@ func New(opts ...Option) *Renderer {
 // site refers to was read when it was loaded. When the site cannot be
 // rendered the bundle is nil and the problems say why; warnings may come
 // with a bundle.
-func (r *Renderer) Render(s *sites.Site) (*Bundle, sites.Problems) {
+func (r *Renderer) Render(s *sites.Site) (*Bundle, sites.Problems) { return r.render(s, false) }
+
+// render is Render, with objects written from their typed form when
+// direct is set.
+func (r *Renderer) render(s *sites.Site, direct bool) (*Bundle, sites.Problems) {
 	if s.Instance != nil {
 		return r.renderClusterInstance(s)
 	}
-	sr := &siteRender{r: r, site: s, cluster: s.Cluster, data: derivedData(s)}
+	sr := &siteRender{r: r, site: s, cluster: s.Cluster, data: derivedData(s), direct: direct}
 	objs, err := sr.render()
 	if err != nil {
 		var p sites.Problem
@@ -95,6 +98,9 @@ type siteRender struct {
 	data     *sites.Clusters
 	problems sites.Problems
 	objs     []*Object
+	// direct: objects are written to YAML from their typed form where
+	// they can be (directObject), and carry no content map.
+	direct bool
 	// configMapOverrides holds, for each ConfigMap a ConfigMap crTemplate
 	// was tried on, why it was ignored ("" when it was applied).
 	configMapOverrides []string
@@ -250,6 +256,12 @@ func (r *siteRender) emitContent(kind string, node int, build func() (any, error
 	if err != nil {
 		return nil, err
 	}
+	if r.direct && complete == nil && finish == nil {
+		if o := r.directObject(kind, node, typed); o != nil {
+			r.objs = append(r.objs, o)
+			return o, nil
+		}
+	}
 	content, err := toContent(kind, typed)
 	if err != nil {
 		return nil, err
@@ -264,7 +276,7 @@ func (r *siteRender) emitContent(kind string, node int, build func() (any, error
 	if finish != nil {
 		finish(content)
 	}
-	r.postProcess(kind, node, content)
+	r.postProcess(kind, node, contentMetadata(content))
 	o := &Object{
 		APIVersion: str(content, "apiVersion"), Kind: kind,
 		Namespace: str(content, "metadata", "namespace"), Name: str(content, "metadata", "name"),
@@ -292,39 +304,28 @@ func (r *siteRender) crAnnotations(kind string, node int) map[string]string {
 // generator's getClusterCRs): crAnnotations (never overwriting a generated
 // annotation), the ZTP annotation, the deprecation warnings, the inspection
 // annotation only when disabled, and the ManagedCluster's auto-detect labels.
-func (r *siteRender) postProcess(kind string, node int, content map[string]any) {
-	md := ensureMap(content, "metadata")
-	ann := ensureMap(md, "annotations")
+func (r *siteRender) postProcess(kind string, node int, m metadata) {
 	for k, v := range r.crAnnotations(kind, node) {
-		if _, taken := ann[k]; !taken {
-			ann[k] = v
+		if _, taken := m.annotation(k); !taken {
+			m.setAnnotation(k, v)
 		}
 	}
 	if kind == KindBareMetalHost {
-		if v, ok := ann[AnnotationInspect]; ok && v != InspectDisabled {
-			delete(ann, AnnotationInspect)
+		if v, ok := m.annotation(AnnotationInspect); ok && v != InspectDisabled {
+			m.deleteAnnotation(AnnotationInspect)
 		}
-		// A crTemplate writes node labels as one map under the prefix
-		// ("{{ .Node.NodeLabels }}"); they become one annotation each.
-		prefix := strings.TrimSuffix(AnnotationBMACNodeLabelPrefix, ".")
-		if labels, ok := ann[prefix].(map[string]any); ok {
-			delete(ann, prefix)
-			for k, v := range labels {
-				ann[AnnotationBMACNodeLabelPrefix+k] = v
-			}
-		}
+		m.expandNodeLabels()
 	}
-	ann[AnnotationZTPGenerated] = AnnotationZTPGeneratedValue
+	m.setAnnotation(AnnotationZTPGenerated, AnnotationZTPGeneratedValue)
 	for _, d := range deprecations {
 		if d.kind == kind && d.used(r.cluster) {
-			ann[d.annotation] = d.message
+			m.setAnnotation(d.annotation, d.message)
 		}
 	}
 	if kind == KindManagedCluster {
-		labels := ensureMap(md, "labels")
 		for _, l := range []string{LabelVendor, LabelCloud} {
-			if _, ok := labels[l]; !ok {
-				labels[l] = LabelValueAutoDetect
+			if !m.hasLabel(l) {
+				m.setLabel(l, LabelValueAutoDetect)
 			}
 		}
 	}

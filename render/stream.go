@@ -44,8 +44,13 @@ const maxPooledBuffer = 4 << 20
 // encoder from Redacting, hiding credentials runs there too. Calling
 // Release on the result once its bytes are written lets a later site reuse
 // the buffer.
+//
+// With the YAML encoder, objects are written from their typed form where
+// the content map would hold the same (no crTemplate, no field kept
+// empty): the result's bundle then has objects without Content, and
+// serves for their identity only.
 func (r *Renderer) RenderEncoded(s *sites.Site, enc Encoder) Result {
-	b, problems := r.Render(s)
+	b, problems := r.render(s, writesTyped(enc))
 	res := Result{Bundle: b, Problems: problems}
 	if b == nil {
 		return res

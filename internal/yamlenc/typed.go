@@ -66,6 +66,12 @@ func (e *encoder) typed(v reflect.Value, f tomap.Facts, col int, ctx context, de
 		return e.typed(elem, tomap.FactsOf(elem.Type()), col, ctx, depth, p)
 	case reflect.Struct:
 		return e.object(v, col, ctx, depth, p)
+	case reflect.Map:
+		if p == nil && stringMap(t) && v.CanInterface() {
+			// Labels and annotations: written as the map of strings
+			// they convert to, without building it.
+			return e.value(v.Convert(stringMapType).Interface(), col, ctx, depth)
+		}
 	case reflect.Slice:
 		if v.IsNil() {
 			e.scalar("null", ctx)
@@ -187,4 +193,13 @@ func (e *encoder) list(v reflect.Value, col int, ctx context, depth int) error {
 		}
 	}
 	return nil
+}
+
+var stringMapType = reflect.TypeFor[map[string]string]()
+
+// stringMap reports whether t, a map type, is a map of strings (or a type
+// defined as one) whose values do not marshal themselves: tomap.Convert
+// gives the same strings for it.
+func stringMap(t reflect.Type) bool {
+	return t.ConvertibleTo(stringMapType) && !tomap.FactsOf(t.Elem()).Marshals
 }

@@ -58,10 +58,20 @@ type shapes struct {
 	Port    intstr.IntOrString `json:"port"`
 	Float   float32            `json:"float"`
 	Uint    uint16             `json:"uint"`
+	Labels  map[string]string  `json:"labels"`
+	ByName  map[name]string    `json:"byName,omitempty"`
+	Names   map[string]name    `json:"names,omitempty"`
+	Defined labels             `json:"defined"`
 	private string
 	Skipped string `json:"-"`
 	NoTag   string
 }
+
+// name and labels are types defined as a string and a map of strings.
+type (
+	name   string
+	labels map[string]string
+)
 
 // byPointer inlines through a pointer: its keys depend on the value.
 type byPointer struct {

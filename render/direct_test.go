@@ -1,0 +1,123 @@
+package render_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/siteops/siteops/hack/fleetgen/gen"
+	"github.com/siteops/siteops/render"
+	"github.com/siteops/siteops/sites"
+)
+
+// sameYAML renders s both ways: objects written from their typed form
+// (RenderEncoded with the YAML encoder) and from their content maps
+// (Render, then the encoder). The bytes must be the same. It returns how
+// many objects were written from their typed form.
+func sameYAML(t *testing.T, r *render.Renderer, s *sites.Site) int {
+	t.Helper()
+	enc, err := render.NewEncoder(render.FormatYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, problems := r.Render(s)
+	res := r.RenderEncoded(s, enc)
+	if b == nil || res.Bundle == nil {
+		if (b == nil) != (res.Bundle == nil) || len(problems) != len(res.Problems) {
+			t.Fatalf("site %s: Render gave %v, RenderEncoded %v", s.Name, problems, res.Problems)
+		}
+		return 0
+	}
+	want, err := enc.Encode(nil, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(res.Encoded, want) {
+		t.Fatalf("site %s: written from typed objects:\n%s\nfrom content maps:\n%s", s.Name, res.Encoded, want)
+	}
+	typed := 0
+	for i, o := range res.Bundle.Objects {
+		m := b.Objects[i]
+		if o.Kind != m.Kind || o.APIVersion != m.APIVersion || o.Namespace != m.Namespace || o.Name != m.Name || o.Wave != m.Wave {
+			t.Errorf("site %s: object %d is %s %s wave %d, want %s %s wave %d", s.Name, i, o.APIVersion, o.Ref(), o.Wave, m.APIVersion, m.Ref(), m.Wave)
+		}
+		if o.Content == nil {
+			typed++
+		}
+	}
+	return typed
+}
+
+// loadDir loads the site files under dir (paths relative to it) with
+// the extra manifests of manifests, if set.
+func loadDir(t *testing.T, dir string, paths []string, manifests string) (*render.Renderer, []*sites.Site) {
+	t.Helper()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	var opts []render.Option
+	if manifests != "" {
+		md, err := sites.ReadManifestDir(root.FS(), manifests)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts = append(opts, render.WithDefaultManifests(md))
+	}
+	fleet, err := sites.Load(context.Background(), root.FS(), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return render.New(opts...), fleet.Sites
+}
+
+// Every site of the examples, of the conformance inputs (crTemplates,
+// suppressions, annotations, node labels, empty lists) and of generated
+// fleets writes the same YAML from its typed objects as from their
+// content maps, and the typed form is used.
+func TestTypedObjectsWriteTheirContent(t *testing.T) {
+	conformance := filepath.Join("..", "test", "conformance", "testdata", "siteconfig")
+	inputs, err := filepath.Glob(filepath.Join(conformance, "inputs", "*.yaml"))
+	if err != nil || len(inputs) == 0 {
+		t.Fatalf("no conformance inputs: %v", err)
+	}
+	var names []string
+	for _, in := range inputs {
+		names = append(names, filepath.Join("inputs", filepath.Base(in)))
+	}
+	fleets := []struct {
+		name, dir, manifests string
+		paths                []string
+	}{
+		{"examples", filepath.Join("..", "examples"), "extra-manifests", []string{"fleet"}},
+		{"conformance", conformance, "fixtures/extra-manifest-default", names},
+	}
+	for _, shape := range gen.Shapes() {
+		dir := t.TempDir()
+		if _, err := gen.Generate(dir, gen.Config{Sites: 40, Shape: shape, Manifests: 5, Seed: 7}); err != nil {
+			t.Fatal(err)
+		}
+		fleets = append(fleets, struct {
+			name, dir, manifests string
+			paths                []string
+		}{"generated " + string(shape), dir, gen.ExtraManifestsDir, []string{"."}})
+	}
+	for _, f := range fleets {
+		t.Run(f.name, func(t *testing.T) {
+			r, ss := loadDir(t, f.dir, f.paths, f.manifests)
+			if len(ss) == 0 {
+				t.Fatal("no sites")
+			}
+			typed := 0
+			for _, s := range ss {
+				typed += sameYAML(t, r, s)
+			}
+			if typed == 0 {
+				t.Error("no object was written from its typed form")
+			}
+		})
+	}
+}
