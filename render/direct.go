@@ -10,7 +10,7 @@ import (
 // typed form, without building their content maps.
 type yamlOnly interface{ readsYAMLOnly() }
 
-func (yamlEncoder) readsYAMLOnly()       {}
+func (yamlEncoder) readsYAMLOnly()        {}
 func (e redactingEncoder) readsYAMLOnly() {}
 
 // writesTyped reports whether enc reads objects only as YAML.
