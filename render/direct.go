@@ -10,8 +10,7 @@ import (
 // typed form, without building their content maps.
 type yamlOnly interface{ readsYAMLOnly() }
 
-func (yamlEncoder) readsYAMLOnly()        {}
-func (e redactingEncoder) readsYAMLOnly() {}
+func (yamlEncoder) readsYAMLOnly() {}
 
 // writesTyped reports whether enc reads objects only as YAML.
 func writesTyped(enc Encoder) bool {
