@@ -115,8 +115,18 @@ func valueOf(v reflect.Value, info typeInfo) (any, error) {
 		if t.Key().Kind() != reflect.String {
 			return nil, fmt.Errorf("tomap: map key type %s is not a string", t.Key())
 		}
-		m := make(map[string]any, v.Len())
 		elem := infoOf(t.Elem())
+		if !elem.marshaler && !elem.ptrMarshaler && t.ConvertibleTo(stringMapType) && v.CanInterface() {
+			// Labels and annotations: ranged over as Go strings, where
+			// reflect's iterator copies every key and value to the heap.
+			ss := v.Convert(stringMapType).Interface().(map[string]string)
+			m := make(map[string]any, len(ss))
+			for k, s := range ss {
+				m[k] = s
+			}
+			return m, nil
+		}
+		m := make(map[string]any, v.Len())
 		iter := v.MapRange()
 		for iter.Next() {
 			e, err := elemValue(iter.Value(), elem)
@@ -327,7 +337,10 @@ func isEmpty(v reflect.Value) bool {
 	return false
 }
 
-var timeType = reflect.TypeFor[time.Time]()
+var (
+	timeType      = reflect.TypeFor[time.Time]()
+	stringMapType = reflect.TypeFor[map[string]string]()
+)
 
 // timeString converts a time.Time (or a pointer to one) as its
 // MarshalJSON does, RFC 3339 with nanoseconds, without the round trip

@@ -24,6 +24,13 @@ func viaEncodingJSON(t *testing.T, v any) any {
 	return out
 }
 
+// labelName and labelSet are types defined as a string and a map of
+// strings.
+type (
+	labelName string
+	labelSet  map[string]string
+)
+
 type inner struct {
 	A string `json:"a,omitempty"`
 	B int    `json:"b"`
@@ -80,6 +87,11 @@ func TestConvertMatchesEncodingJSON(t *testing.T) {
 		{"ClusterDeployment", &hivev1.ClusterDeployment{Spec: hivev1.ClusterDeploymentSpec{ClusterName: "c",
 			PullSecretRef: &corev1.LocalObjectReference{}}}},
 		{"ConfigMap", &corev1.ConfigMap{Data: map[string]string{"a.yaml": "x: 1\n"}}},
+		{"maps of strings, of defined types", map[string]any{
+			"plain": map[string]string{"a": "b"}, "defined": labelSet{"c": "d"},
+			"keys": map[labelName]string{"e": "f"}, "values": map[string]labelName{"g": "h"},
+			"nil": map[string]string(nil), "empty": labelSet{},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
