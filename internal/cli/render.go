@@ -131,7 +131,10 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 	if onlyStdin {
 		in.paths = nil // the fleet root is where paths resolve, not sites to read
 	}
-	out := render.NewStreamWriter(stdout, enc)
+	buffered, flush := bufferPipe(stdout)
+	// Sites written before an error stay written, as without the buffer.
+	defer flush()
+	out := render.NewStreamWriter(buffered, enc)
 	if f.outDir != "" {
 		if err := os.MkdirAll(f.outDir, 0o755); err != nil {
 			return fmt.Errorf("--out-dir: %w", err)
@@ -170,6 +173,9 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 	}
 	if f.outDir == "" {
 		if err := out.Close(); err != nil {
+			return err
+		}
+		if err := flush(); err != nil {
 			return err
 		}
 	} else {

@@ -41,7 +41,9 @@ func runRenderKRM(cmd *cobra.Command, f *renderFlags, args []string, stdout, std
 		return err
 	}
 
-	out := krm.NewWriter(stdout, in.APIVersion)
+	buffered, flush := bufferPipe(stdout)
+	defer flush()
+	out := krm.NewWriter(buffered, in.APIVersion)
 	var results []krm.Result
 	onProblems := func(ps sites.Problems) {
 		report(stderr, ps)
@@ -67,6 +69,9 @@ func runRenderKRM(cmd *cobra.Command, f *renderFlags, args []string, stdout, std
 		}
 	}
 	if err := out.Close(results); err != nil {
+		return err
+	}
+	if err := flush(); err != nil {
 		return err
 	}
 	if failed {
