@@ -1,8 +1,12 @@
 package render
 
 import (
+	"maps"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/siteops/siteops/internal/tomap"
 )
 
 // yamlOnly is implemented by encoders that read objects only through
@@ -26,7 +30,7 @@ func writesTyped(enc Encoder) bool {
 // map would give (Object.AppendYAML). It is nil when the object needs its
 // content map: a crTemplate replaces it, it has a field set but empty to
 // keep (keepEmpty), or typed is not an API object with its own metadata.
-func (r *siteRender) directObject(kind string, node int, typed any) *Object {
+func (r *siteRender) directObject(kind string, node int, typed any, free *freeForm) *Object {
 	obj, ok := typed.(metav1.Object)
 	if !ok {
 		return nil
@@ -45,8 +49,31 @@ func (r *siteRender) directObject(kind string, node int, typed any) *Object {
 	m := newTypedMetadata(obj)
 	r.postProcess(kind, node, m)
 	m.store()
+	prune := pruneOf(kind)
+	if free != nil && len(free.value) > 0 {
+		prune = replaced(prune, free.path, free.value)
+	}
 	return &Object{
 		APIVersion: tm.APIVersion, Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName(),
-		Wave: annotatedWave(obj.GetAnnotations()), typed: typed, prune: pruneOf(kind),
+		Wave: annotatedWave(obj.GetAnnotations()), typed: typed, prune: prune,
 	}
+}
+
+// replaced is p with the key at path replaced by value. p is shared by
+// every object of its kind: the nodes on the path are copies.
+func replaced(p *tomap.Prune, path []string, value any) *tomap.Prune {
+	out := &tomap.Prune{Keys: maps.Clone(p.Keys), Omit: p.Omit, Drop: p.Drop, Replace: p.Replace, Value: p.Value}
+	if out.Keys == nil {
+		out.Keys = map[string]*tomap.Prune{}
+	}
+	if len(path) == 1 {
+		out.Keys[path[0]] = &tomap.Prune{Replace: true, Value: value}
+		return out
+	}
+	below := p.Keys[path[0]]
+	if below == nil {
+		below = &tomap.Prune{}
+	}
+	out.Keys[path[0]] = replaced(below, path[1:], value)
+	return out
 }

@@ -14,9 +14,9 @@ import (
 
 // sameYAML renders s both ways: objects written from their typed form
 // (RenderEncoded with the YAML encoder) and from their content maps
-// (Render, then the encoder). The bytes must be the same. It returns how
-// many objects were written from their typed form.
-func sameYAML(t *testing.T, r *render.Renderer, s *sites.Site) int {
+// (Render, then the encoder). The bytes must be the same. It returns the
+// kinds of the objects written from their typed form.
+func sameYAML(t *testing.T, r *render.Renderer, s *sites.Site) []string {
 	t.Helper()
 	enc, err := render.NewEncoder(render.FormatYAML)
 	if err != nil {
@@ -28,7 +28,7 @@ func sameYAML(t *testing.T, r *render.Renderer, s *sites.Site) int {
 		if (b == nil) != (res.Bundle == nil) || len(problems) != len(res.Problems) {
 			t.Fatalf("site %s: Render gave %v, RenderEncoded %v", s.Name, problems, res.Problems)
 		}
-		return 0
+		return nil
 	}
 	want, err := enc.Encode(nil, b)
 	if err != nil {
@@ -37,14 +37,14 @@ func sameYAML(t *testing.T, r *render.Renderer, s *sites.Site) int {
 	if !bytes.Equal(res.Encoded, want) {
 		t.Fatalf("site %s: written from typed objects:\n%s\nfrom content maps:\n%s", s.Name, res.Encoded, want)
 	}
-	typed := 0
+	var typed []string
 	for i, o := range res.Bundle.Objects {
 		m := b.Objects[i]
 		if o.Kind != m.Kind || o.APIVersion != m.APIVersion || o.Namespace != m.Namespace || o.Name != m.Name || o.Wave != m.Wave {
 			t.Errorf("site %s: object %d is %s %s wave %d, want %s %s wave %d", s.Name, i, o.APIVersion, o.Ref(), o.Wave, m.APIVersion, m.Ref(), m.Wave)
 		}
 		if o.Content == nil {
-			typed++
+			typed = append(typed, o.Kind)
 		}
 	}
 	return typed
@@ -111,12 +111,17 @@ func TestTypedObjectsWriteTheirContent(t *testing.T) {
 			if len(ss) == 0 {
 				t.Fatal("no sites")
 			}
-			typed := 0
+			typed := map[string]bool{}
 			for _, s := range ss {
-				typed += sameYAML(t, r, s)
+				for _, kind := range sameYAML(t, r, s) {
+					typed[kind] = true
+				}
 			}
-			if typed == 0 {
-				t.Error("no object was written from its typed form")
+			// Every site of these fleets has static networking.
+			for _, kind := range []string{render.KindNamespace, render.KindClusterDeployment, render.KindBareMetalHost, render.KindNMStateConfig} {
+				if !typed[kind] {
+					t.Errorf("no %s was written from its typed form (%v were)", kind, typed)
+				}
 			}
 		})
 	}

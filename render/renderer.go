@@ -160,12 +160,8 @@ func (r *siteRender) render() ([]*Object, error) {
 		if !r.hasNetwork(i) {
 			continue // no NMStateConfig for a host without static network (BZ 2028510)
 		}
-		config := func(content map[string]any) {
-			if c := c.Nodes[i].NodeNetwork.Config; len(c) > 0 {
-				ensureMap(content, "spec")["config"] = tomap.Copy(c)
-			}
-		}
-		if _, err := r.emitContent(KindNMStateConfig, i, func() (any, error) { return r.nmStateConfig(i) }, config, nil); err != nil {
+		config := &freeForm{path: []string{"spec", "config"}, value: c.Nodes[i].NodeNetwork.Config}
+		if _, err := r.emitContent(KindNMStateConfig, i, func() (any, error) { return r.nmStateConfig(i) }, hooks{free: config}); err != nil {
 			return nil, err
 		}
 	}
@@ -193,7 +189,7 @@ func (r *siteRender) render() ([]*Object, error) {
 		keepSettings := func(content map[string]any) {
 			content["spec"] = map[string]any{"settings": settings}
 		}
-		if _, err := r.emitContent(KindHostFirmwareSettings, i, build, nil, keepSettings); err != nil {
+		if _, err := r.emitContent(KindHostFirmwareSettings, i, build, hooks{finish: keepSettings}); err != nil {
 			return nil, err
 		}
 	}
@@ -241,14 +237,32 @@ func (r *siteRender) suppressed(kind string, node int) bool {
 // emit builds one resource, applies its crTemplate and the post-processing
 // every generated object gets, and adds it.
 func (r *siteRender) emit(kind string, node int, build func() (any, error)) error {
-	_, err := r.emitContent(kind, node, build, nil, nil)
+	_, err := r.emitContent(kind, node, build, hooks{})
 	return err
 }
 
-// emitContent is emit with two hooks: complete adds to the default content
-// what the typed object does not carry, before a crTemplate may replace
-// it; finish runs on the final content, overridden or not.
-func (r *siteRender) emitContent(kind string, node int, build func() (any, error), complete, finish func(map[string]any)) (*Object, error) {
+// hooks are what an object's content holds beyond its typed form.
+type hooks struct {
+	// free is a document of the site's, taken into the content as the
+	// site wrote it, before a crTemplate may replace the content.
+	free *freeForm
+	// complete adds to the default content what the typed object does
+	// not carry, before a crTemplate may replace it; finish runs on the
+	// final content, overridden or not. An object with either is never
+	// written from its typed form.
+	complete, finish func(map[string]any)
+}
+
+// freeForm is a free-form document the site wrote for one field of an
+// object (an NMStateConfig's spec.config): the typed field would take it
+// through JSON. It is left out when empty.
+type freeForm struct {
+	path  []string
+	value map[string]any
+}
+
+// emitContent is emit with hooks.
+func (r *siteRender) emitContent(kind string, node int, build func() (any, error), h hooks) (*Object, error) {
 	if r.suppressed(kind, node) {
 		return nil, nil
 	}
@@ -256,8 +270,8 @@ func (r *siteRender) emitContent(kind string, node int, build func() (any, error
 	if err != nil {
 		return nil, err
 	}
-	if r.direct && complete == nil && finish == nil {
-		if o := r.directObject(kind, node, typed); o != nil {
+	if r.direct && h.complete == nil && h.finish == nil {
+		if o := r.directObject(kind, node, typed, h.free); o != nil {
 			r.objs = append(r.objs, o)
 			return o, nil
 		}
@@ -267,14 +281,17 @@ func (r *siteRender) emitContent(kind string, node int, build func() (any, error
 		return nil, err
 	}
 	r.keepEmpty(kind, node, content)
-	if complete != nil {
-		complete(content)
+	if f := h.free; f != nil && len(f.value) > 0 {
+		ensureMap(content, f.path[:len(f.path)-1]...)[f.path[len(f.path)-1]] = tomap.Copy(f.value)
+	}
+	if h.complete != nil {
+		h.complete(content)
 	}
 	if content, err = r.applyCRTemplate(kind, node, content); err != nil {
 		return nil, err
 	}
-	if finish != nil {
-		finish(content)
+	if h.finish != nil {
+		h.finish(content)
 	}
 	r.postProcess(kind, node, contentMetadata(content))
 	o := &Object{
@@ -369,7 +386,7 @@ func (r *siteRender) manifestsConfigMap() error {
 			}
 		}
 	}
-	_, err = r.emitContent(KindConfigMap, -1, build, complete, finish)
+	_, err = r.emitContent(KindConfigMap, -1, build, hooks{complete: complete, finish: finish})
 	return err
 }
 
@@ -391,6 +408,6 @@ func (r *siteRender) siteConfigMap() error {
 			content["data"] = map[string]any{} // written as set
 		}
 	}
-	_, err := r.emitContent(KindConfigMap, -1, build, complete, nil)
+	_, err := r.emitContent(KindConfigMap, -1, build, hooks{complete: complete})
 	return err
 }

@@ -10,6 +10,12 @@ type Prune struct {
 	Keys map[string]*Prune
 	// Omit leaves the key out whatever its value.
 	Omit bool
+	// Replace writes Value for the key in place of the object's own
+	// value, when the object has the key. Value is a JSON-compatible
+	// value (what Convert gives, or a decoded free-form document); it is
+	// not copied.
+	Replace bool
+	Value   any
 	// Drop, when set, is asked about the key's value as Convert gives it,
 	// once the keys below are pruned: true leaves the key out.
 	Drop func(v any) bool
@@ -30,6 +36,10 @@ func (p *Prune) Apply(v any) any {
 		}
 		if child.Omit {
 			delete(m, k)
+			continue
+		}
+		if child.Replace {
+			m[k] = child.Value
 			continue
 		}
 		sub = child.Apply(sub)

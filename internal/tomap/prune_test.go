@@ -31,6 +31,8 @@ func TestPruneApply(t *testing.T) {
 			"list": {Drop: zero, Keys: map[string]*Prune{"x": {Omit: true}}},
 		}},
 		"absent": {Omit: true},
+		"doc":    {Replace: true, Value: map[string]any{"free": []any{1, "a"}}, Drop: zero},
+		"none":   {Replace: true, Value: "x"},
 	}}
 	for _, c := range []struct {
 		name     string
@@ -48,6 +50,9 @@ func TestPruneApply(t *testing.T) {
 		{"a scalar where an object was pruned is left",
 			map[string]any{"spec": "text"},
 			map[string]any{"spec": "text"}},
+		{"a key the object has is replaced, and not dropped",
+			map[string]any{"doc": nil, "spec": map[string]any{}},
+			map[string]any{"doc": map[string]any{"free": []any{1, "a"}}, "spec": map[string]any{}}},
 		{"not an object", []any{1}, []any{1}},
 	} {
 		if got := p.Apply(c.in); !reflect.DeepEqual(got, c.want) {

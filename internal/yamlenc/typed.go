@@ -127,21 +127,24 @@ func (e *encoder) object(v reflect.Value, col int, ctx context, depth int, p *to
 		if k.Omitted(fv) {
 			continue
 		}
+		// value is the key's value when it is known as a JSON-compatible
+		// value: replaced, or converted for Drop to look at.
 		var below *tomap.Prune
-		var dropTested any
+		var value any
+		known := false
 		if p != nil {
 			if below = p.Keys[k.Name()]; below != nil {
-				if below.Omit {
+				switch {
+				case below.Omit:
 					continue
-				}
-				if below.Drop != nil {
-					// Drop looks at the converted value: convert the
-					// field, and write what was tested.
+				case below.Replace:
+					value, known = below.Value, true
+				case below.Drop != nil:
 					c, err := tomap.ConvertValue(fv)
 					if err != nil {
 						return withKey(&Error{Reason: err.Error()}, k.Name())
 					}
-					if dropTested = below.Apply(c); below.Drop(dropTested) {
+					if value, known = below.Apply(c), true; below.Drop(value) {
 						continue
 					}
 				}
@@ -159,8 +162,8 @@ func (e *encoder) object(v reflect.Value, col int, ctx context, depth int, p *to
 		}
 		first = false
 		var err error
-		if below != nil && below.Drop != nil {
-			err = e.value(dropTested, inner, ctxMapValue, depth+1)
+		if known {
+			err = e.value(value, inner, ctxMapValue, depth+1)
 		} else {
 			err = e.typed(fv, k.Facts(), inner, ctxMapValue, depth+1, below)
 		}

@@ -260,6 +260,13 @@ func TestAppendTypedPrunedMatchesApply(t *testing.T) {
 			"named": drop(map[string]*tomap.Prune{"z": {Omit: true}}), "array": {Omit: true}, "when": drop(nil),
 			"meta": drop(nil), "port": drop(nil), "map": {Keys: map[string]*tomap.Prune{"k": drop(map[string]*tomap.Prune{"a": drop(nil)})}},
 			"a": drop(nil), "missing": {Omit: true},
+			// Replaced: a struct, a time, a key omitempty may leave out.
+			"zero": {Replace: true, Value: map[string]any{"doc": []any{int64(1), "two", nil, map[string]any{}}}},
+			"at":   {Replace: true, Value: "replaced"}, "any": {Replace: true, Value: true, Drop: emptyValue},
+		}}},
+		{&aiv1beta1.NMStateConfig{}, &tomap.Prune{Keys: map[string]*tomap.Prune{
+			"status": {Omit: true}, "metadata": meta,
+			"spec": {Keys: map[string]*tomap.Prune{"config": {Replace: true, Value: map[string]any{"interfaces": []any{map[string]any{"name": "eno1", "mtu": 1500}}}}}},
 		}}},
 		{&byPointer{}, &tomap.Prune{Keys: map[string]*tomap.Prune{"a": drop(nil), "b": {Omit: true}}}},
 	}
