@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"os"
+	"sync"
 )
 
 // outputPipeSize is the capacity asked for a pipe a command writes its
@@ -12,19 +13,56 @@ import (
 // server) would otherwise take turns at every site.
 const outputPipeSize = 1 << 20
 
-// bufferPipe returns w buffered by outputPipeSize when w is a pipe, and w
-// itself otherwise, with the function that writes out what the buffer
-// holds. A render writes each site as one write of a few tens of KiB;
-// into a pipe, every one of them wakes the reader, ten thousand times for
-// ten thousand sites. Files and terminals take the writes as they come.
-func bufferPipe(w io.Writer) (io.Writer, func() error) {
-	f, ok := w.(*os.File)
+// bufferPipe returns stdout buffered by outputPipeSize when it is a pipe,
+// with stderr made to write out that buffer before each of its own
+// writes, and the function that writes out the buffer. Anything else is
+// returned as it is. A render writes each site as one write of a few tens
+// of KiB; into a pipe, every one of them wakes the reader, ten thousand
+// times for ten thousand sites. Files and terminals take the writes as
+// they come. Messages on stderr keep their place among the output when
+// both go to one pipe (2>&1): a problem still follows the sites before
+// it.
+func bufferPipe(stdout, stderr io.Writer) (out, errOut io.Writer, flush func() error) {
+	f, ok := stdout.(*os.File)
 	if !ok {
-		return w, func() error { return nil }
+		return stdout, stderr, func() error { return nil }
 	}
 	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
-		return w, func() error { return nil }
+		return stdout, stderr, func() error { return nil }
 	}
-	bw := bufio.NewWriterSize(w, outputPipeSize)
-	return bw, bw.Flush
+	b := &pipeBuffer{w: bufio.NewWriterSize(stdout, outputPipeSize)}
+	return b, flushingWriter{b, stderr}, b.Flush
+}
+
+// pipeBuffer is a bufio.Writer that stderr's writer may flush from
+// another goroutine.
+type pipeBuffer struct {
+	mu sync.Mutex
+	w  *bufio.Writer
+}
+
+func (b *pipeBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.w.Write(p)
+}
+
+// Flush writes out what the buffer holds.
+func (b *pipeBuffer) Flush() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.w.Flush()
+}
+
+// flushingWriter writes to w after writing out buf.
+type flushingWriter struct {
+	buf *pipeBuffer
+	w   io.Writer
+}
+
+func (f flushingWriter) Write(p []byte) (int, error) {
+	if err := f.buf.Flush(); err != nil {
+		return 0, err
+	}
+	return f.w.Write(p)
 }

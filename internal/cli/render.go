@@ -131,10 +131,14 @@ func runRender(cmd *cobra.Command, f *renderFlags, args []string, stdout, stderr
 	if onlyStdin {
 		in.paths = nil // the fleet root is where paths resolve, not sites to read
 	}
-	buffered, flush := bufferPipe(stdout)
-	// Sites written before an error stay written, as without the buffer.
-	defer flush()
-	out := render.NewStreamWriter(buffered, enc)
+	flush := func() error { return nil }
+	if f.outDir == "" {
+		stdout, stderr, flush = bufferPipe(stdout, stderr)
+		// Sites written before an error stay written, as without the
+		// buffer.
+		defer flush()
+	}
+	out := render.NewStreamWriter(stdout, enc)
 	if f.outDir != "" {
 		if err := os.MkdirAll(f.outDir, 0o755); err != nil {
 			return fmt.Errorf("--out-dir: %w", err)

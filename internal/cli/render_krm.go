@@ -41,9 +41,9 @@ func runRenderKRM(cmd *cobra.Command, f *renderFlags, args []string, stdout, std
 		return err
 	}
 
-	buffered, flush := bufferPipe(stdout)
+	stdout, stderr, flush := bufferPipe(stdout, stderr)
 	defer flush()
-	out := krm.NewWriter(buffered, in.APIVersion)
+	out := krm.NewWriter(stdout, in.APIVersion)
 	var results []krm.Result
 	onProblems := func(ps sites.Problems) {
 		report(stderr, ps)
