@@ -3,8 +3,10 @@ package render_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/siteops/siteops/hack/fleetgen/gen"
@@ -24,10 +26,10 @@ func sameYAML(t *testing.T, r *render.Renderer, s *sites.Site) []string {
 	}
 	b, problems := r.Render(s)
 	res := r.RenderEncoded(s, enc)
-	if b == nil || res.Bundle == nil {
-		if (b == nil) != (res.Bundle == nil) || len(problems) != len(res.Problems) {
-			t.Fatalf("site %s: Render gave %v, RenderEncoded %v", s.Name, problems, res.Problems)
-		}
+	if (b == nil) != (res.Bundle == nil) || fmt.Sprint(problems) != fmt.Sprint(res.Problems) {
+		t.Fatalf("site %s: Render gave %v, RenderEncoded %v", s.Name, problems, res.Problems)
+	}
+	if b == nil {
 		return nil
 	}
 	want, err := enc.Encode(nil, b)
@@ -122,6 +124,29 @@ func TestTypedObjectsWriteTheirContent(t *testing.T) {
 				if !typed[kind] {
 					t.Errorf("no %s was written from its typed form (%v were)", kind, typed)
 				}
+			}
+		})
+	}
+}
+
+// crAnnotations that meet the generated ones (the sync wave, the ZTP
+// annotation, the inspection annotation that only "disabled" may keep, a
+// node label's annotation, the ManagedCluster's labels set by the site)
+// give the same objects written either way: renderMap compares them.
+func TestTypedObjectsTakeCrAnnotationsAsMaps(t *testing.T) {
+	add := "  crAnnotations:\n    add:\n" +
+		"      BareMetalHost: {inspect.metal3.io: enabled, argocd.argoproj.io/sync-wave: \"9\", bmac.agent-install.openshift.io.node-label.x: \"y\"}\n" +
+		"      ClusterDeployment: {ran.openshift.io/ztp-gitops-generated: '{}', note: \"\"}\n" +
+		"      ManagedCluster: {vendor: x}\n"
+	for name, files := range map[string]map[string]string{
+		"inspection enabled by crAnnotations": everyKindSite(add, ""),
+		"inspection disabled by the node":     everyKindSite(add, "      ironicInspect: disabled\n      nodeLabels: {x: z}\n"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			files["site.yaml"] = strings.Replace(files["site.yaml"], "  - clusterName: c1\n", "  - clusterName: c1\n    clusterLabels: {vendor: OpenShift}\n", 1)
+			b, problems := renderMap(t, files, "")
+			if b == nil {
+				t.Fatalf("not rendered: %v", problems)
 			}
 		})
 	}

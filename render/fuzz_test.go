@@ -1,6 +1,7 @@
 package render_test
 
 import (
+	"bytes"
 	"context"
 	"io/fs"
 	"os"
@@ -65,6 +66,17 @@ func FuzzRender(f *testing.F) {
 		}
 		for _, s := range fleet.Sites {
 			res := r.RenderEncoded(s, enc)
+			// Objects written from their typed form give the bytes of
+			// their content maps.
+			if b, _ := r.Render(s); b != nil {
+				want, err := enc.Encode(nil, b)
+				switch {
+				case (err == nil) != (res.Bundle != nil):
+					t.Errorf("site %s: the content maps encode with error %v; written typed: %v", s.Name, err, res.Problems)
+				case err == nil && !bytes.Equal(want, res.Encoded):
+					t.Errorf("site %s: written typed:\n%s\nfrom the content maps:\n%s", s.Name, res.Encoded, want)
+				}
+			}
 			for _, p := range res.Problems {
 				if p.Pos.File == "" || p.Message == "" {
 					t.Errorf("problem without a file or message: %+v", p)

@@ -46,9 +46,11 @@ const maxPooledBuffer = 4 << 20
 // the buffer.
 //
 // With the YAML encoder, objects are written from their typed form where
-// the content map would hold the same (no crTemplate, no field kept
-// empty): the result's bundle then has objects without Content, and
-// serves for their identity only.
+// the content map would hold only that (no crTemplate configured for the
+// object, no field kept empty, no hook that completes the content: the
+// ConfigMaps and HostFirmwareSettings keep their maps). The result's
+// bundle then has objects without Content, and serves for their
+// identity only.
 func (r *Renderer) RenderEncoded(s *sites.Site, enc Encoder) Result {
 	b, problems := r.render(s, writesTyped(enc))
 	res := Result{Bundle: b, Problems: problems}

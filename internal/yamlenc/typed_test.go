@@ -17,6 +17,7 @@ import (
 
 	aiv1beta1 "github.com/siteops/siteops/apis/agentinstall/v1beta1"
 	extv1beta1 "github.com/siteops/siteops/apis/hiveext/v1beta1"
+	"github.com/siteops/siteops/apis/ocm"
 	"github.com/siteops/siteops/internal/tomap"
 	"github.com/siteops/siteops/internal/tomap/tomaptest"
 )
@@ -243,6 +244,7 @@ func emptyValue(v any) bool {
 func TestAppendTypedPrunedMatchesApply(t *testing.T) {
 	drop := func(keys map[string]*tomap.Prune) *tomap.Prune { return &tomap.Prune{Drop: emptyValue, Keys: keys} }
 	meta := &tomap.Prune{Keys: map[string]*tomap.Prune{"creationTimestamp": drop(nil), "labels": drop(nil)}}
+	base := &tomap.Prune{Keys: map[string]*tomap.Prune{"status": {Omit: true}, "metadata": meta}}
 	cases := []struct {
 		v     any
 		prune *tomap.Prune
@@ -256,6 +258,8 @@ func TestAppendTypedPrunedMatchesApply(t *testing.T) {
 			"spec": {Keys: map[string]*tomap.Prune{"installed": drop(nil), "baseDomain": drop(nil), "controlPlaneConfig": drop(nil), "platform": {Omit: true}}},
 		}}},
 		{&corev1.Namespace{}, &tomap.Prune{Keys: map[string]*tomap.Prune{"status": {Omit: true}, "metadata": meta, "spec": drop(nil)}}},
+		{&extv1beta1.AgentClusterInstall{}, base}, {&aiv1beta1.InfraEnv{}, base},
+		{&ocm.ManagedCluster{}, base}, {&ocm.KlusterletAddonConfig{}, base},
 		{&shapes{}, &tomap.Prune{Keys: map[string]*tomap.Prune{
 			"named": drop(map[string]*tomap.Prune{"z": {Omit: true}}), "array": {Omit: true}, "when": drop(nil),
 			"meta": drop(nil), "port": drop(nil), "map": {Keys: map[string]*tomap.Prune{"k": drop(map[string]*tomap.Prune{"a": drop(nil)})}},
