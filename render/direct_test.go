@@ -151,3 +151,60 @@ func TestTypedObjectsTakeCrAnnotationsAsMaps(t *testing.T) {
 		})
 	}
 }
+
+// The objects of RenderEncoded's bundle read as Render's to this
+// package's functions that read content: the JSON encoder, the discovery
+// Ignition and the NMStateConfig selector.
+func TestTypedObjectsReadAsTheirContent(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := gen.Generate(dir, gen.Config{Sites: 12, Shape: gen.ShapeMixed, Manifests: 3, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	r, ss := loadDir(t, dir, []string{"."}, gen.ExtraManifestsDir)
+	yamlEnc, _ := render.NewEncoder(render.FormatYAML)
+	jsonEnc, _ := render.NewEncoder(render.FormatJSON)
+	byKind := func(b *render.Bundle, kind string) []*render.Object {
+		var out []*render.Object
+		for _, o := range b.Objects {
+			if o.Kind == kind {
+				out = append(out, o)
+			}
+		}
+		return out
+	}
+	for _, s := range ss {
+		b, _ := r.Render(s)
+		res := r.RenderEncoded(s, yamlEnc)
+		if b == nil || res.Bundle == nil {
+			t.Fatalf("site %s did not render", s.Name)
+		}
+		want, err := jsonEnc.Encode(nil, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := jsonEnc.Encode(nil, res.Bundle); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("site %s: JSON of the typed objects (%v):\n%s\nwant\n%s", s.Name, err, got, want)
+		}
+		ies, typedIEs := byKind(b, render.KindInfraEnv), byKind(res.Bundle, render.KindInfraEnv)
+		nms, typedNMs := byKind(b, render.KindNMStateConfig), byKind(res.Bundle, render.KindNMStateConfig)
+		if len(ies) != 1 || len(typedIEs) != 1 || typedIEs[0].Content != nil || len(nms) == 0 || len(nms) != len(typedNMs) {
+			t.Fatalf("site %s: %d and %d InfraEnvs, %d and %d NMStateConfigs, want one InfraEnv written typed", s.Name, len(ies), len(typedIEs), len(nms), len(typedNMs))
+		}
+		for i := range nms {
+			if !render.NMStateSelectorMatches(typedIEs[0], typedNMs[i]) || !render.NMStateSelectorMatches(ies[0], nms[i]) {
+				t.Errorf("site %s: NMStateConfig %s not selected", s.Name, nms[i].Name)
+			}
+		}
+		d, err := render.DiscoveryIgnition(ies[0], nms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		typed, err := render.DiscoveryIgnition(typedIEs[0], typedNMs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(typed.JSON, d.JSON) {
+			t.Errorf("site %s: discovery Ignition of the typed objects differs:\n%s\nwant\n%s", s.Name, typed.JSON, d.JSON)
+		}
+	}
+}

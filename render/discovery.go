@@ -115,7 +115,7 @@ func DiscoveryIgnition(infraEnv *Object, nmStateConfigs []*Object) (*Discovery, 
 	if infraEnv == nil || infraEnv.Kind != KindInfraEnv {
 		return nil, fmt.Errorf("discovery ignition: not an InfraEnv")
 	}
-	spec, _ := infraEnv.Content["spec"].(map[string]any)
+	spec, _ := infraEnv.content()["spec"].(map[string]any)
 	b := discoveryBuilder{
 		id:       infraEnvID(infraEnv.Namespace, infraEnv.Name),
 		cfg:      types.Config{Ignition: types.Ignition{Version: discoveryVersion}},
@@ -174,7 +174,7 @@ func NMStateSelectorMatches(infraEnv, nmStateConfig *Object) bool {
 	if infraEnv == nil || nmStateConfig == nil || nmStateConfig.Kind != KindNMStateConfig {
 		return false
 	}
-	spec, _ := infraEnv.Content["spec"].(map[string]any)
+	spec, _ := infraEnv.content()["spec"].(map[string]any)
 	raw, _ := spec["nmStateConfigLabelSelector"].(map[string]any)
 	var sel metav1.LabelSelector
 	for k, v := range asMap(raw["matchLabels"]) {
@@ -199,7 +199,7 @@ func NMStateSelectorMatches(infraEnv, nmStateConfig *Object) bool {
 	if err != nil {
 		return false
 	}
-	md, _ := nmStateConfig.Content["metadata"].(map[string]any)
+	md, _ := nmStateConfig.content()["metadata"].(map[string]any)
 	set := labels.Set{}
 	for k, v := range asMap(md["labels"]) {
 		if s, ok := v.(string); ok {
@@ -312,7 +312,7 @@ func staticNetworkHosts(configs []*Object) ([]staticHost, error) {
 	}
 	hosts := make([]host, 0, len(configs))
 	for _, o := range configs {
-		spec, _ := o.Content["spec"].(map[string]any)
+		spec, _ := o.content()["spec"].(map[string]any)
 		var h host
 		if c, ok := spec["config"]; ok && c != nil {
 			y, err := yamlenc.Marshal(c)

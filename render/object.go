@@ -20,13 +20,32 @@ type Object struct {
 	Name       string
 	Wave       int
 	// Content is nil in the objects RenderEncoded wrote from their typed
-	// form (see RenderEncoded).
+	// form (see RenderEncoded): the functions of this package build it
+	// for them; other readers take Render's objects.
 	Content map[string]any
 
 	// typed is the typed object, pruned by prune, that AppendYAML writes
 	// when Content is nil.
 	typed any
 	prune *tomap.Prune
+}
+
+// content is the object's content: Content, or for an object written from
+// its typed form, the map its content would have been, built afresh (and
+// nil if the typed object cannot be converted, which AppendYAML reports).
+// The exported helpers that read an object's content go through it, so
+// that an object of RenderEncoded's bundle reads as one of Render's.
+func (o *Object) content() map[string]any {
+	if o.Content != nil || o.typed == nil {
+		return o.Content
+	}
+	m, err := tomap.Object(o.typed)
+	if err != nil {
+		return nil
+	}
+	// A replaced value is the site's own document: copied, as the map
+	// path copies it.
+	return tomap.Copy(o.prune.Apply(m)).(map[string]any)
 }
 
 // Ref names an object as kind namespace/name.

@@ -49,8 +49,9 @@ const maxPooledBuffer = 4 << 20
 // the content map would hold only that (no crTemplate configured for the
 // object, no field kept empty, no hook that completes the content: the
 // ConfigMaps and HostFirmwareSettings keep their maps). The result's
-// bundle then has objects without Content, and serves for their
-// identity only.
+// bundle then has objects without Content; this package's functions that
+// read an object's content (DiscoveryIgnition, NMStateSelectorMatches,
+// the encoders) build it for them.
 func (r *Renderer) RenderEncoded(s *sites.Site, enc Encoder) Result {
 	b, problems := r.render(s, writesTyped(enc))
 	res := Result{Bundle: b, Problems: problems}
