@@ -97,6 +97,10 @@ type Facts struct {
 	// MarshalJSON (or that of their pointer); the writer hands them to
 	// ConvertValue.
 	Marshals bool
+	// StringMap: the type is a map of strings, or defined as one, and
+	// does not marshal itself; Strings gives its value as the map of
+	// strings Convert writes.
+	StringMap bool
 }
 
 // FactsOf returns the facts of type t.
@@ -105,7 +109,14 @@ func FactsOf(t reflect.Type) Facts { return infoOf(t).facts() }
 func (i typeInfo) facts() Facts {
 	// A named pointer to time.Time has no methods: Convert writes it as
 	// the struct it points at.
-	return Facts{Time: i.time && i.marshaler, Marshals: i.marshaler || i.ptrMarshaler}
+	marshals := i.marshaler || i.ptrMarshaler
+	return Facts{Time: i.time && i.marshaler, Marshals: marshals, StringMap: i.stringMap && !marshals}
+}
+
+// Strings returns v, a value of a type whose Facts say StringMap, as a
+// map of strings, without copying it.
+func Strings(v reflect.Value) map[string]string {
+	return v.Convert(stringMapType).Interface().(map[string]string)
 }
 
 // AppendTime appends the text Convert gives for v, a time.Time or a

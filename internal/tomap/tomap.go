@@ -115,17 +115,17 @@ func valueOf(v reflect.Value, info typeInfo) (any, error) {
 		if t.Key().Kind() != reflect.String {
 			return nil, fmt.Errorf("tomap: map key type %s is not a string", t.Key())
 		}
-		elem := infoOf(t.Elem())
-		if !elem.marshaler && !elem.ptrMarshaler && t.ConvertibleTo(stringMapType) && v.CanInterface() {
+		if info.stringMap && v.CanInterface() {
 			// Labels and annotations: ranged over as Go strings, where
 			// reflect's iterator copies every key and value to the heap.
-			ss := v.Convert(stringMapType).Interface().(map[string]string)
+			ss := Strings(v)
 			m := make(map[string]any, len(ss))
 			for k, s := range ss {
 				m[k] = s
 			}
 			return m, nil
 		}
+		elem := infoOf(t.Elem())
 		m := make(map[string]any, v.Len())
 		iter := v.MapRange()
 		for iter.Next() {
@@ -282,6 +282,9 @@ type typeInfo struct {
 	zeroer, ptrZeroer bool
 	// time: the type is time.Time or a pointer to it (timeString).
 	time bool
+	// stringMap: the type is a map of strings, or defined as one, whose
+	// values do not marshal themselves (Strings).
+	stringMap bool
 }
 
 var infos sync.Map // reflect.Type -> typeInfo
@@ -297,6 +300,10 @@ func infoOf(t reflect.Type) typeInfo {
 		zeroer:       t.Implements(isZeroerType),
 		ptrZeroer:    reflect.PointerTo(t).Implements(isZeroerType),
 		time:         t == timeType || (!notPtr && t.Elem() == timeType),
+	}
+	if t.Kind() == reflect.Map && t.ConvertibleTo(stringMapType) {
+		elem := infoOf(t.Elem())
+		i.stringMap = !elem.marshaler && !elem.ptrMarshaler
 	}
 	infos.Store(t, i)
 	return i

@@ -67,10 +67,10 @@ func (e *encoder) typed(v reflect.Value, f tomap.Facts, col int, ctx context, de
 	case reflect.Struct:
 		return e.object(v, col, ctx, depth, p)
 	case reflect.Map:
-		if p == nil && stringMap(t) && v.CanInterface() {
+		if p == nil && f.StringMap && v.CanInterface() {
 			// Labels and annotations: written as the map of strings
 			// they convert to, without building it.
-			return e.value(v.Convert(stringMapType).Interface(), col, ctx, depth)
+			return e.value(tomap.Strings(v), col, ctx, depth)
 		}
 	case reflect.Slice:
 		if v.IsNil() {
@@ -196,13 +196,4 @@ func (e *encoder) list(v reflect.Value, col int, ctx context, depth int) error {
 		}
 	}
 	return nil
-}
-
-var stringMapType = reflect.TypeFor[map[string]string]()
-
-// stringMap reports whether t, a map type, is a map of strings (or a type
-// defined as one) whose values do not marshal themselves: tomap.Convert
-// gives the same strings for it.
-func stringMap(t reflect.Type) bool {
-	return t.ConvertibleTo(stringMapType) && !tomap.FactsOf(t.Elem()).Marshals
 }
