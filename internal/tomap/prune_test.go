@@ -3,22 +3,9 @@ package tomap
 import (
 	"reflect"
 	"testing"
-)
 
-// zero is the Drop the tests use: null, false, "" or an empty object.
-func zero(v any) bool {
-	switch v := v.(type) {
-	case nil:
-		return true
-	case bool:
-		return !v
-	case string:
-		return v == ""
-	case map[string]any:
-		return len(v) == 0
-	}
-	return false
-}
+	"github.com/siteops/siteops/internal/tomap/tomaptest"
+)
 
 func TestPruneApply(t *testing.T) {
 	p := &Prune{Keys: map[string]*Prune{
@@ -26,12 +13,12 @@ func TestPruneApply(t *testing.T) {
 		"spec": {Keys: map[string]*Prune{
 			// The keys below are pruned first, so bmc is empty once
 			// both are gone.
-			"bmc":  {Drop: zero, Keys: map[string]*Prune{"address": {Drop: zero}, "name": {Drop: zero}}},
-			"flag": {Drop: zero},
-			"list": {Drop: zero, Keys: map[string]*Prune{"x": {Omit: true}}},
+			"bmc":  {Drop: tomaptest.Empty, Keys: map[string]*Prune{"address": {Drop: tomaptest.Empty}, "name": {Drop: tomaptest.Empty}}},
+			"flag": {Drop: tomaptest.Empty},
+			"list": {Drop: tomaptest.Empty, Keys: map[string]*Prune{"x": {Omit: true}}},
 		}},
 		"absent": {Omit: true},
-		"doc":    {Replace: true, Value: map[string]any{"free": []any{1, "a"}}, Drop: zero},
+		"doc":    {Replace: true, Value: map[string]any{"free": []any{1, "a"}}, Drop: tomaptest.Empty},
 		"none":   {Replace: true, Value: "x"},
 	}}
 	for _, c := range []struct {

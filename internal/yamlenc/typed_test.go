@@ -216,33 +216,14 @@ func TestAppendTypedDepthLimit(t *testing.T) {
 	}
 }
 
-// emptyValue is a Drop: null, false, "", or an object of nothing but
-// such objects.
-func emptyValue(v any) bool {
-	switch v := v.(type) {
-	case nil:
-		return true
-	case bool:
-		return !v
-	case string:
-		return v == ""
-	case map[string]any:
-		for _, sub := range v {
-			if m, ok := sub.(map[string]any); !ok || !emptyValue(m) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
 // Pruned values, filled at random, write the same bytes as the map
 // tomap.Convert gives once Prune.Apply has pruned it: keys omitted,
 // dropped when empty after their own keys were pruned, on structs,
 // pointers, Go maps and types that marshal themselves.
 func TestAppendTypedPrunedMatchesApply(t *testing.T) {
-	drop := func(keys map[string]*tomap.Prune) *tomap.Prune { return &tomap.Prune{Drop: emptyValue, Keys: keys} }
+	drop := func(keys map[string]*tomap.Prune) *tomap.Prune {
+		return &tomap.Prune{Drop: tomaptest.Empty, Keys: keys}
+	}
 	meta := &tomap.Prune{Keys: map[string]*tomap.Prune{"creationTimestamp": drop(nil), "labels": drop(nil)}}
 	base := &tomap.Prune{Keys: map[string]*tomap.Prune{"status": {Omit: true}, "metadata": meta}}
 	cases := []struct {
@@ -266,7 +247,7 @@ func TestAppendTypedPrunedMatchesApply(t *testing.T) {
 			"a": drop(nil), "missing": {Omit: true},
 			// Replaced: a struct, a time, a key omitempty may leave out.
 			"zero": {Replace: true, Value: map[string]any{"doc": []any{int64(1), "two", nil, map[string]any{}}}},
-			"at":   {Replace: true, Value: "replaced"}, "any": {Replace: true, Value: true, Drop: emptyValue},
+			"at":   {Replace: true, Value: "replaced"}, "any": {Replace: true, Value: true, Drop: tomaptest.Empty},
 		}}},
 		{&aiv1beta1.NMStateConfig{}, &tomap.Prune{Keys: map[string]*tomap.Prune{
 			"status": {Omit: true}, "metadata": meta,
