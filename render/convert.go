@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/siteops/siteops/internal/tomap"
 )
@@ -57,14 +58,47 @@ func pruneOf(kind string) *tomap.Prune {
 	return prunes[""]
 }
 
-// toContent converts a typed object to JSON-compatible data, pruned as
-// pruneOf(kind) says.
-func toContent(kind string, obj any) (map[string]any, error) {
+// pruneFor is kind's prune tree, with free's document, if it holds
+// anything, put in place (a copy of it when copied is set).
+func pruneFor(kind string, free *freeForm, copied bool) *tomap.Prune {
+	p := pruneOf(kind)
+	if free == nil || len(free.value) == 0 {
+		return p
+	}
+	var value any = free.value
+	if copied {
+		value = tomap.Copy(value)
+	}
+	return replaced(p, free.path, value)
+}
+
+// replaced is p with the key at path replaced by value. p is shared by
+// every object of its kind: the nodes on the path are copies.
+func replaced(p *tomap.Prune, path []string, value any) *tomap.Prune {
+	out := &tomap.Prune{Keys: maps.Clone(p.Keys), Omit: p.Omit, Drop: p.Drop, Replace: p.Replace, Value: p.Value}
+	if out.Keys == nil {
+		out.Keys = map[string]*tomap.Prune{}
+	}
+	if len(path) == 1 {
+		out.Keys[path[0]] = &tomap.Prune{Replace: true, Value: value}
+		return out
+	}
+	below := p.Keys[path[0]]
+	if below == nil {
+		below = &tomap.Prune{}
+	}
+	out.Keys[path[0]] = replaced(below, path[1:], value)
+	return out
+}
+
+// toContent converts a typed object to JSON-compatible data, pruned by p
+// (pruneOf its kind, or a copy with a value put in).
+func toContent(kind string, obj any, p *tomap.Prune) (map[string]any, error) {
 	m, err := tomap.Object(obj)
 	if err != nil {
 		return nil, fmt.Errorf("convert %s: %w", kind, err)
 	}
-	pruneOf(kind).Apply(m)
+	p.Apply(m)
 	return m, nil
 }
 

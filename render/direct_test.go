@@ -208,3 +208,53 @@ func TestTypedObjectsReadAsTheirContent(t *testing.T) {
 		}
 	}
 }
+
+// An NMStateConfig's content holds a copy of the site's nmstate document:
+// editing the one leaves the other as it was.
+func TestNMStateContentIsACopy(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := gen.Generate(dir, gen.Config{Sites: 1, Shape: gen.ShapeSNO, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+	r, ss := loadDir(t, dir, []string{"."}, "")
+	b, problems := r.Render(ss[0])
+	if b == nil {
+		t.Fatalf("not rendered: %v", problems)
+	}
+	site := ss[0].Cluster.Nodes[0].NodeNetwork.Config
+	for _, o := range b.Objects {
+		if o.Kind != render.KindNMStateConfig {
+			continue
+		}
+		config, ok := o.Content["spec"].(map[string]any)["config"].(map[string]any)
+		if !ok || len(site) == 0 {
+			t.Fatalf("no nmstate document: %v, site %v", o.Content["spec"], site)
+		}
+		config["edited"] = true
+		if _, ok := site["edited"]; ok {
+			t.Error("editing the content edited the site's nmstate document")
+		}
+		return
+	}
+	t.Fatal("no NMStateConfig")
+}
+
+// The render command's encoder, the YAML encoder behind Redacting, writes
+// objects from their typed form too; the JSON encoder does not.
+func TestRedactingYAMLWritesTyped(t *testing.T) {
+	r, ss := loadDir(t, filepath.Join("..", "examples"), []string{"fleet"}, "extra-manifests")
+	yamlEnc, _ := render.NewEncoder(render.FormatYAML)
+	jsonEnc, _ := render.NewEncoder(render.FormatJSON)
+	for _, c := range []struct {
+		format render.Encoder
+		want   bool
+	}{{yamlEnc, true}, {jsonEnc, false}} {
+		typed := false
+		for _, o := range r.RenderEncoded(ss[0], render.Redacting(c.format)).Bundle.Objects {
+			typed = typed || o.Content == nil
+		}
+		if typed != c.want {
+			t.Errorf("%s behind Redacting: objects written typed: %v, want %v", c.format.Ext(), typed, c.want)
+		}
+	}
+}

@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/siteops/siteops/internal/tomap"
 	"github.com/siteops/siteops/sites"
 )
 
@@ -160,7 +159,7 @@ func (r *siteRender) render() ([]*Object, error) {
 		if !r.hasNetwork(i) {
 			continue // no NMStateConfig for a host without static network (BZ 2028510)
 		}
-		config := &freeForm{path: []string{"spec", "config"}, value: c.Nodes[i].NodeNetwork.Config}
+		config := &freeForm{path: nmStateConfigPath, value: c.Nodes[i].NodeNetwork.Config}
 		if _, err := r.emitContent(KindNMStateConfig, i, func() (any, error) { return r.nmStateConfig(i) }, hooks{free: config}); err != nil {
 			return nil, err
 		}
@@ -244,7 +243,7 @@ func (r *siteRender) emit(kind string, node int, build func() (any, error)) erro
 // hooks are what an object's content holds beyond its typed form.
 type hooks struct {
 	// free is a document of the site's, taken into the content as the
-	// site wrote it, before a crTemplate may replace the content.
+	// site wrote it (before a crTemplate may replace the content).
 	free *freeForm
 	// complete adds to the default content what the typed object does
 	// not carry, before a crTemplate may replace it; finish runs on the
@@ -253,9 +252,14 @@ type hooks struct {
 	complete, finish func(map[string]any)
 }
 
+// nmStateConfigPath is where an NMStateConfig holds the site's nmstate
+// document.
+var nmStateConfigPath = []string{"spec", "config"}
+
 // freeForm is a free-form document the site wrote for one field of an
 // object (an NMStateConfig's spec.config): the typed field would take it
-// through JSON. It is left out when empty.
+// through JSON. It is put in place by the object's prune tree
+// (tomap.Prune.Replace), and left out when empty.
 type freeForm struct {
 	path  []string
 	value map[string]any
@@ -271,19 +275,18 @@ func (r *siteRender) emitContent(kind string, node int, build func() (any, error
 		return nil, err
 	}
 	if r.direct && h.complete == nil && h.finish == nil {
-		if o := r.directObject(kind, node, typed, h.free); o != nil {
+		if o := r.directObject(kind, node, typed, pruneFor(kind, h.free, false)); o != nil {
 			r.objs = append(r.objs, o)
 			return o, nil
 		}
 	}
-	content, err := toContent(kind, typed)
+	// The content map is edited later (crTemplates, post-processing): it
+	// takes a copy of the site's document.
+	content, err := toContent(kind, typed, pruneFor(kind, h.free, true))
 	if err != nil {
 		return nil, err
 	}
 	r.keepEmpty(kind, node, content)
-	if f := h.free; f != nil && len(f.value) > 0 {
-		ensureMap(content, f.path[:len(f.path)-1]...)[f.path[len(f.path)-1]] = tomap.Copy(f.value)
-	}
 	if h.complete != nil {
 		h.complete(content)
 	}
