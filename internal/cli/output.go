@@ -23,11 +23,7 @@ const outputPipeSize = 1 << 20
 // both go to one pipe (2>&1): a problem still follows the sites before
 // it.
 func bufferPipe(stdout, stderr io.Writer) (out, errOut io.Writer, flush func() error) {
-	f, ok := stdout.(*os.File)
-	if !ok {
-		return stdout, stderr, func() error { return nil }
-	}
-	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+	if _, ok := pipe(stdout); !ok {
 		return stdout, stderr, func() error { return nil }
 	}
 	b := &pipeBuffer{w: bufio.NewWriterSize(stdout, outputPipeSize)}
@@ -65,4 +61,14 @@ func (f flushingWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return f.w.Write(p)
+}
+
+// pipe returns w as a file when it is a pipe.
+func pipe(w io.Writer) (*os.File, bool) {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil, false
+	}
+	st, err := f.Stat()
+	return f, err == nil && st.Mode()&os.ModeNamedPipe != 0
 }

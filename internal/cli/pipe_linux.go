@@ -2,7 +2,6 @@ package cli
 
 import (
 	"io"
-	"os"
 
 	"golang.org/x/sys/unix"
 )
@@ -10,12 +9,12 @@ import (
 // growPipe raises the capacity of w when it is a pipe smaller than
 // outputPipeSize: Linux's default of 64 KiB holds two or three sites of
 // a render. 1 MiB is what an unprivileged process may ask by default
-// (/proc/sys/fs/pipe-max-size). Anything else, and a refusal (a lower pipe-max-size),
-// leaves w as it is: the output is the same, only written in more turns.
-// The descriptor is reached through SyscallConn, which leaves its mode
-// alone (Fd would make it blocking).
+// (/proc/sys/fs/pipe-max-size). Anything else, and a refusal (a lower
+// pipe-max-size), leaves w as it is: the output is the same, only
+// written in more turns. The descriptor is reached through SyscallConn,
+// which leaves its mode alone (Fd would make it blocking).
 func growPipe(w io.Writer) {
-	f, ok := w.(*os.File)
+	f, ok := pipe(w)
 	if !ok {
 		return
 	}
@@ -24,10 +23,6 @@ func growPipe(w io.Writer) {
 		return
 	}
 	rc.Control(func(fd uintptr) {
-		var st unix.Stat_t
-		if unix.Fstat(int(fd), &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
-			return
-		}
 		if n, err := unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0); err == nil && n < outputPipeSize {
 			unix.FcntlInt(fd, unix.F_SETPIPE_SZ, outputPipeSize)
 		}
