@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"io"
 	"os"
-	"sync"
 )
 
 // outputPipeSize is the capacity asked for a pipe a command writes its
@@ -26,33 +25,15 @@ func bufferPipe(stdout, stderr io.Writer) (out, errOut io.Writer, flush func() e
 	if _, ok := pipe(stdout); !ok {
 		return stdout, stderr, func() error { return nil }
 	}
-	b := &pipeBuffer{w: bufio.NewWriterSize(stdout, outputPipeSize)}
+	b := bufio.NewWriterSize(stdout, outputPipeSize)
 	return b, flushingWriter{b, stderr}, b.Flush
 }
 
-// pipeBuffer is a bufio.Writer that stderr's writer may flush from
-// another goroutine.
-type pipeBuffer struct {
-	mu sync.Mutex
-	w  *bufio.Writer
-}
-
-func (b *pipeBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.w.Write(p)
-}
-
-// Flush writes out what the buffer holds.
-func (b *pipeBuffer) Flush() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.w.Flush()
-}
-
-// flushingWriter writes to w after writing out buf.
+// flushingWriter writes to w after writing out buf. A render writes its
+// output and its messages from one goroutine (the one sites.Stream hands
+// sites to), so the two never write at once.
 type flushingWriter struct {
-	buf *pipeBuffer
+	buf *bufio.Writer
 	w   io.Writer
 }
 
