@@ -130,8 +130,11 @@ func TestGeneratorThatIsNotARegularFile(t *testing.T) {
 			}()
 			select {
 			case err := <-done:
-				if err == nil || !strings.Contains(err.Error(), "named pipe") {
-					t.Errorf("Build: %v, want an error about the named pipe", err)
+				// The error says where: the kustomization's file and
+				// line, the field and the entry.
+				if err == nil || !strings.Contains(err.Error(), "named pipe") ||
+					!strings.Contains(err.Error(), `fleet/kustomization.yaml:5:`) || !strings.Contains(err.Error(), `generators entry "pipe.yaml"`) {
+					t.Errorf("Build: %v, want an error about the named pipe at its generators entry", err)
 				}
 			case <-time.After(30 * time.Second):
 				t.Fatal("Build is still waiting on the named pipe after 30 s")
