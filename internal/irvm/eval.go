@@ -1,0 +1,423 @@
+package irvm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/ir"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/topdown"
+	"github.com/open-policy-agent/opa/v1/topdown/builtins"
+)
+
+// cancelEvery is how many statements run between two looks at the
+// evaluation's cancellation.
+const cancelEvery = 256
+
+// state is one evaluation.
+type state struct {
+	p      *program
+	cancel topdown.Cancel
+	ctx    context.Context
+	bctx   topdown.BuiltinContext
+	// once holds the value of each function of input and data alone,
+	// once called (nil: undefined); done says which were.
+	once    []*ast.Term
+	done    []bool
+	input   *ast.Term
+	results ast.Set
+	steps   int
+}
+
+// frame is the locals of one function call.
+type frame struct {
+	locals []*ast.Term
+	ret    ir.Local
+	hasRet bool
+}
+
+// Eval evaluates the plan on one input document: the set of the query's
+// results, each an object of its bindings.
+func (p *program) Eval(ctx context.Context, ectx *rego.EvalContext, _ ast.Value) (ast.Value, error) {
+	st := &state{
+		p:       p,
+		ctx:     ctx,
+		cancel:  ectx.ExternalCancel(),
+		once:    make([]*ast.Term, len(p.funcs)),
+		done:    make([]bool, len(p.funcs)),
+		results: ast.NewSet(),
+	}
+	if in := ectx.ParsedInput(); in != nil {
+		st.input = ast.NewTerm(in)
+	} else if raw := ectx.RawInput(); raw != nil {
+		v, err := ast.InterfaceToValue(*raw)
+		if err != nil {
+			return nil, err
+		}
+		st.input = ast.NewTerm(v)
+	}
+	now := ectx.Time()
+	st.bctx = topdown.BuiltinContext{
+		Context:                     ctx,
+		Metrics:                     ectx.Metrics(),
+		Seed:                        ectx.Seed(),
+		Time:                        ast.NumberTerm(json.Number(strconv.FormatInt(now.UnixNano(), 10))),
+		Cancel:                      st.cancel,
+		Cache:                       builtins.Cache{},
+		InterQueryBuiltinCache:      ectx.InterQueryBuiltinCache(),
+		InterQueryBuiltinValueCache: ectx.InterQueryBuiltinValueCache(),
+		NDBuiltinCache:              ectx.NDBCache(),
+		PrintHook:                   ectx.PrintHook(),
+		Capabilities:                ectx.Capabilities(),
+	}
+	fr := frame{locals: make([]*ast.Term, p.plan.locals)}
+	if len(fr.locals) < 2 {
+		fr.locals = make([]*ast.Term, 2)
+	}
+	fr.locals[ir.Input], fr.locals[ir.Data] = st.input, p.data
+	for _, b := range p.plan.blocks {
+		if _, _, err := st.block(&fr, b); err != nil {
+			return nil, err
+		}
+	}
+	return st.results, nil
+}
+
+// block runs the statements of b. A statement that is undefined ends the
+// block, and execution goes on after it; a break of index n > 0 ends it
+// and n-1 of the blocks around it (stop with index n-1).
+func (st *state) block(fr *frame, b *ir.Block) (stop bool, index uint32, err error) {
+	stop, index, err = st.stmts(fr, b.Stmts)
+	if err != nil || !stop {
+		return false, 0, err
+	}
+	if index == 0 {
+		return false, 0, nil
+	}
+	return true, index - 1, nil
+}
+
+// stmts runs statements until one stops: undefined (stop, 0) or a break.
+func (st *state) stmts(fr *frame, stmts []ir.Stmt) (bool, uint32, error) {
+	for _, s := range stmts {
+		if st.steps++; st.steps%cancelEvery == 0 {
+			if err := st.cancelled(); err != nil {
+				return false, 0, err
+			}
+		}
+		stop, index, err := st.stmt(fr, s)
+		if err != nil || stop {
+			return stop, index, err
+		}
+	}
+	return false, 0, nil
+}
+
+func (st *state) cancelled() error {
+	if (st.cancel != nil && st.cancel.Cancelled()) || st.ctx.Err() != nil {
+		return &topdown.Error{Code: topdown.CancelErr, Message: "caller cancelled query execution"}
+	}
+	return nil
+}
+
+// undefined is what a statement returns when it does not hold.
+const undefined = true
+
+func (st *state) stmt(fr *frame, s ir.Stmt) (bool, uint32, error) {
+	l := fr.locals
+	switch s := s.(type) {
+	case *ir.DotStmt:
+		v := get(st.operand(fr, s.Source), st.operand(fr, s.Key))
+		if v == nil {
+			return undefined, 0, nil
+		}
+		l[s.Target] = v
+	case *ir.EqualStmt:
+		if !equal(st.operand(fr, s.A), st.operand(fr, s.B)) {
+			return undefined, 0, nil
+		}
+	case *ir.NotEqualStmt:
+		a, b := st.operand(fr, s.A), st.operand(fr, s.B)
+		if a == nil || b == nil || equal(a, b) {
+			return undefined, 0, nil
+		}
+	case *ir.CallStmt:
+		return st.call(fr, s)
+	case *ir.AssignVarStmt:
+		l[s.Target] = st.operand(fr, s.Source)
+	case *ir.AssignVarOnceStmt:
+		v := st.operand(fr, s.Source)
+		if old := l[s.Target]; old != nil {
+			if !equal(old, v) {
+				return false, 0, st.conflict(s.Location, "complete rules must not produce multiple outputs")
+			}
+			return false, 0, nil
+		}
+		l[s.Target] = v
+	case *ir.ScanStmt:
+		return st.scan(fr, s)
+	case *ir.BlockStmt:
+		for _, b := range s.Blocks {
+			stop, index, err := st.block(fr, b)
+			if err != nil || stop {
+				return stop, index, err
+			}
+		}
+	case *ir.NotStmt:
+		stop, index, err := st.stmts(fr, s.Block.Stmts)
+		switch {
+		case err != nil:
+			return false, 0, err
+		case !stop:
+			return undefined, 0, nil // the negated block holds
+		case index == 0:
+			return false, 0, nil
+		default:
+			return true, index - 1, nil
+		}
+	case *ir.BreakStmt:
+		return true, s.Index, nil
+	case *ir.ReturnLocalStmt:
+		fr.ret, fr.hasRet = s.Source, true
+	case *ir.IsDefinedStmt:
+		if l[s.Source] == nil {
+			return undefined, 0, nil
+		}
+	case *ir.IsUndefinedStmt:
+		if l[s.Source] != nil {
+			return undefined, 0, nil
+		}
+	case *ir.ResetLocalStmt:
+		l[s.Target] = nil
+	case *ir.LenStmt:
+		n, ok := length(st.operand(fr, s.Source))
+		if !ok {
+			return undefined, 0, nil
+		}
+		l[s.Target] = ast.InternedTerm(n)
+	case *ir.MakeNullStmt:
+		l[s.Target] = ast.NullTerm()
+	case *ir.MakeNumberIntStmt:
+		l[s.Target] = ast.InternedTerm(int(s.Value))
+	case *ir.AssignIntStmt:
+		l[s.Target] = ast.InternedTerm(int(s.Value))
+	case *ir.MakeNumberRefStmt:
+		l[s.Target] = st.p.numbers[s]
+	case *ir.MakeArrayStmt:
+		l[s.Target] = ast.NewTerm(ast.NewArrayWithCapacity(int(s.Capacity)))
+	case *ir.MakeObjectStmt:
+		l[s.Target] = ast.NewTerm(ast.NewObject())
+	case *ir.MakeSetStmt:
+		l[s.Target] = ast.NewTerm(ast.NewSet())
+	case *ir.IsArrayStmt:
+		if v := st.operand(fr, s.Source); v == nil || !isArray(v) {
+			return undefined, 0, nil
+		}
+	case *ir.IsObjectStmt:
+		if v := st.operand(fr, s.Source); v == nil || !isObject(v) {
+			return undefined, 0, nil
+		}
+	case *ir.IsSetStmt:
+		if v := st.operand(fr, s.Source); v == nil || !isSet(v) {
+			return undefined, 0, nil
+		}
+	case *ir.ArrayAppendStmt:
+		arr, ok := l[s.Array].Value.(*ast.Array)
+		if !ok {
+			return false, 0, fmt.Errorf("irvm: append to a %s", ast.ValueName(l[s.Array].Value))
+		}
+		l[s.Array] = ast.NewTerm(arr.Append(st.operand(fr, s.Value)))
+	case *ir.SetAddStmt:
+		set, ok := l[s.Set].Value.(ast.Set)
+		if !ok {
+			return false, 0, fmt.Errorf("irvm: add to a %s", ast.ValueName(l[s.Set].Value))
+		}
+		set.Add(st.operand(fr, s.Value))
+	case *ir.ObjectInsertStmt:
+		obj, ok := l[s.Object].Value.(ast.Object)
+		if !ok {
+			return false, 0, fmt.Errorf("irvm: insert into a %s", ast.ValueName(l[s.Object].Value))
+		}
+		obj.Insert(st.operand(fr, s.Key), st.operand(fr, s.Value))
+	case *ir.ObjectInsertOnceStmt:
+		obj, ok := l[s.Object].Value.(ast.Object)
+		if !ok {
+			return false, 0, fmt.Errorf("irvm: insert into a %s", ast.ValueName(l[s.Object].Value))
+		}
+		k, v := st.operand(fr, s.Key), st.operand(fr, s.Value)
+		if old := obj.Get(k); old != nil {
+			if !equal(old, v) {
+				return false, 0, st.conflict(s.Location, "object keys must be unique")
+			}
+			return false, 0, nil
+		}
+		obj.Insert(k, v)
+	case *ir.ObjectMergeStmt:
+		a, b := l[s.A], l[s.B]
+		switch {
+		case a == nil:
+			l[s.Target] = b
+		case b == nil:
+			l[s.Target] = a
+		default:
+			ao, aok := a.Value.(ast.Object)
+			bo, bok := b.Value.(ast.Object)
+			if !aok || !bok {
+				l[s.Target] = a
+				break
+			}
+			merged, ok := ao.Merge(bo)
+			if !ok {
+				return false, 0, st.conflict(s.Location, "object keys must be unique")
+			}
+			l[s.Target] = ast.NewTerm(merged)
+		}
+	case *ir.ResultSetAddStmt:
+		st.results.Add(l[s.Value])
+	case *ir.NopStmt:
+	default:
+		return false, 0, fmt.Errorf("%w: statement %T", ErrUnsupported, s)
+	}
+	return false, 0, nil
+}
+
+func (st *state) conflict(l ir.Location, msg string) error {
+	loc := &ast.Location{Row: l.Row, Col: l.Col}
+	if l.File >= 0 && l.File < len(st.p.files) {
+		loc.File = st.p.files[l.File]
+	}
+	return &topdown.Error{Code: topdown.ConflictErr, Location: loc, Message: msg}
+}
+
+// operand is the value of an operand: a local (nil when undefined), a
+// string constant or a boolean.
+func (st *state) operand(fr *frame, o ir.Operand) *ast.Term {
+	switch v := o.Value.(type) {
+	case ir.Local:
+		return fr.locals[v]
+	case ir.StringIndex:
+		return st.p.strings[v]
+	case ir.Bool:
+		return ast.InternedTerm(bool(v))
+	}
+	return nil
+}
+
+// scan runs s's block for each element of its source, with the key and
+// the value in their locals. An undefined statement of the block goes on
+// to the next element; a break of index 1 ends the scan, and one of index
+// n > 1 also n-1 blocks around it.
+func (st *state) scan(fr *frame, s *ir.ScanStmt) (bool, uint32, error) {
+	var stop bool
+	var index uint32
+	var err error
+	each := func(k, v *ast.Term) bool {
+		fr.locals[s.Key], fr.locals[s.Value] = k, v
+		stop, index, err = st.block(fr, s.Block)
+		return stop || err != nil
+	}
+	src := fr.locals[s.Source]
+	if src == nil {
+		return false, 0, nil
+	}
+	switch c := src.Value.(type) {
+	case *ast.Array:
+		for i := range c.Len() {
+			if each(ast.InternedTerm(i), c.Elem(i)) {
+				break
+			}
+		}
+	case ast.Object:
+		c.Until(each)
+	case ast.Set:
+		c.Until(func(x *ast.Term) bool { return each(x, x) })
+	}
+	if err != nil {
+		return false, 0, err
+	}
+	if stop && index > 0 {
+		return true, index - 1, nil
+	}
+	return false, 0, nil
+}
+
+// call calls a function of the plan or a built-in, its result in the
+// statement's local; undefined when it has none.
+func (st *state) call(fr *frame, s *ir.CallStmt) (bool, uint32, error) {
+	c := st.p.calls[s]
+	if c.fn != nil {
+		v, err := st.function(fr, c.fn, s.Args)
+		if err != nil {
+			return false, 0, err
+		}
+		if v == nil {
+			return undefined, 0, nil
+		}
+		fr.locals[s.Result] = v
+		return false, 0, nil
+	}
+	args := make([]*ast.Term, len(s.Args))
+	for i, a := range s.Args {
+		if args[i] = st.operand(fr, a); args[i] == nil {
+			return undefined, 0, nil
+		}
+	}
+	b := c.bi
+	bctx := st.bctx
+	bctx.Location = c.loc
+	var out *ast.Term
+	var all []*ast.Term
+	err := b.f(bctx, args, func(t *ast.Term) error {
+		switch {
+		case b.relation:
+			all = append(all, t)
+		case out == nil:
+			out = t
+		}
+		return nil
+	})
+	if err != nil {
+		if h, ok := err.(topdown.Halt); ok {
+			return false, 0, h.Err
+		}
+		return undefined, 0, nil // as topdown without strict built-in errors
+	}
+	switch {
+	case b.relation:
+		out = ast.ArrayTerm(all...)
+	case b.void:
+		return false, 0, nil
+	case out == nil:
+		return undefined, 0, nil
+	}
+	fr.locals[s.Result] = out
+	return false, 0, nil
+}
+
+// function calls f with the operands as its parameters: its value, nil
+// when undefined.
+func (st *state) function(caller *frame, f *fn, args []ir.Operand) (*ast.Term, error) {
+	if f.once && st.done[f.index] {
+		return st.once[f.index], nil
+	}
+	fr := frame{locals: make([]*ast.Term, f.locals)}
+	for i, p := range f.params {
+		fr.locals[p] = st.operand(caller, args[i])
+	}
+	for _, b := range f.blocks {
+		if _, _, err := st.block(&fr, b); err != nil {
+			return nil, err
+		}
+	}
+	var v *ast.Term
+	if fr.hasRet {
+		v = fr.locals[fr.ret]
+	}
+	if f.once {
+		st.once[f.index], st.done[f.index] = v, true
+	}
+	return v, nil
+}

@@ -1,0 +1,175 @@
+package irvm
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+	"github.com/open-policy-agent/opa/v1/topdown"
+)
+
+// evaluate runs query over module with topdown (target "") or this
+// evaluator, and gives the result set as text, or the error.
+func evaluate(t *testing.T, target, module, query string, input, data ast.Object) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	opts := []func(*rego.Rego){
+		rego.Module("test.rego", module),
+		rego.Query(query),
+		rego.Store(inmem.NewFromASTObject(data)),
+	}
+	if target != "" {
+		opts = append(opts, rego.Target(target))
+		ctx = WithData(ctx, data)
+	}
+	pq, err := rego.New(opts...).PrepareForEval(ctx)
+	if err != nil {
+		return "", err
+	}
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input))
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, r := range rs {
+		for _, name := range []string{"x", "y", "z"} {
+			if v, ok := r.Bindings[name]; ok {
+				t, err := ast.InterfaceToValue(v)
+				if err != nil {
+					return "", err
+				}
+				b.WriteString(name + "=" + t.String() + ";")
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String(), nil
+}
+
+func TestEvaluatesAsTopdown(t *testing.T) {
+	input := ast.MustParseTerm(`{
+		"site": {"name": "a", "nodes": [
+			{"role": "master", "hostname": "m0", "macs": ["aa:bb", "cc:dd"], "labels": {"x": "1"}},
+			{"role": "master", "hostname": "m1", "macs": ["ee:ff"]},
+			{"role": "worker", "hostname": "w0", "macs": []}
+		],
+		"cidrs": ["10.0.0.0/24", "10.0.1.0/24", "bad"],
+		"n": 3, "f": 1.5, "s": "Hello, World", "nested": {"a": {"b": [1, 2, {"c": "PRIVATE"}]}}}
+	}`).Value.(ast.Object)
+	data := ast.MustParseTerm(`{"fleet": {"macs": {"aa:bb": [{"site": "a"}, {"site": "b"}]}}, "limits": {"n": 2}}`).Value.(ast.Object)
+	cases := []struct{ name, module, query string }{
+		{"complete", `package p
+x := count(input.site.nodes)`, "x := data.p.x"},
+		{"partial set", `package p
+masters contains n.hostname if { some n in input.site.nodes; n.role == "master" }`, "x := data.p.masters"},
+		{"partial object", `package p
+by_role[n.hostname] := n.role if some n in input.site.nodes`, "x := data.p.by_role"},
+		{"comprehensions", `package p
+x := {"a": [m | some n in input.site.nodes; some m in n.macs], "s": {n.role | some n in input.site.nodes}, "o": {n.hostname: count(n.macs) | some n in input.site.nodes}}`, "x := data.p.x"},
+		{"functions", `package p
+f(n) := sprintf("%s/%d", [n.hostname, count(n.macs)])
+g(x) := "big" if x > 2
+else := "small"
+x := [[f(n), g(count(n.macs))] | some n in input.site.nodes]`, "x := data.p.x"},
+		{"else chains and default", `package p
+default y := "none"
+y := "many" if count(input.site.nodes) > 5
+x := r if { r := y }`, "x := data.p.x"},
+		{"negation", `package p
+x contains n.hostname if { some n in input.site.nodes; not n.labels }
+x contains "no-z" if not input.site.z`, "x := data.p.x"},
+		{"every", `package p
+x if every n in input.site.nodes { n.hostname != "" }
+y if every n in input.site.nodes { n.role == "master" }`, "x := data.p.x; y := object.get(data.p, \"y\", false)"},
+		{"built-ins", `package p
+x := {
+	"valid": [c | some c in input.site.cidrs; net.cidr_is_valid(c)],
+	"contains": net.cidr_contains("10.0.0.0/8", "10.0.1.5"),
+	"lower": lower(input.site.s), "split": split(input.site.s, ", "),
+	"regex": regex.match("^H.*d$", input.site.s), "arith": input.site.n * 2 + input.site.f,
+	"json": json.marshal(input.site.nested), "idx": indexof(input.site.s, "W"),
+}`, "x := data.p.x"},
+		{"walk", `package p
+x contains path if { walk(input.site.nested, [path, v]); v == "PRIVATE" }
+y := count([p | walk(input.site, [p, _])])`, "x := data.p.x; y := data.p.y"},
+		{"base data", `package p
+x := [o.site | some o in data.fleet.macs["aa:bb"]; o.site != input.site.name]
+y := data.limits.n`, "x := data.p.x; y := data.p.y"},
+		{"undefined references", `package p
+x := object.get(input, ["site", "missing", "deep"], "d")
+y := input.site.nodes[5].hostname
+z := [h | h := input.site.nodes[_].labels.x]`, "x := data.p.x; z := data.p.z"},
+		{"error built-in is undefined", `package p
+x contains "a" if to_number("nope") > 1
+x contains "b" if true`, "x := data.p.x"},
+		{"array patterns", `package p
+x := [a | some c in input.site.cidrs; [a, b] := split(c, "/")]`, "x := data.p.x"},
+		{"sets and objects equality", `package p
+x if {"a", "b"} == {"b", "a"}
+y if {"a": 1, "b": [1.0]} == {"b": [1], "a": 1}`, "x := data.p.x; y := data.p.y"},
+		{"query over several rules", `package p
+a := 1
+b contains 2
+c := {"k": a}`, "x := data.p.a; y := data.p.b; z := data.p.c"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want, werr := evaluate(t, "", c.module, c.query, input, data)
+			got, gerr := evaluate(t, Target, c.module, c.query, input, data)
+			if (werr != nil) != (gerr != nil) {
+				t.Fatalf("topdown error %v, IR error %v", werr, gerr)
+			}
+			if got != want {
+				t.Errorf("IR gives\n%s\ntopdown gives\n%s", got, want)
+			}
+			if want == "" && werr == nil {
+				t.Errorf("the case has no result: it tests nothing")
+			}
+		})
+	}
+}
+
+func TestConflictsAreErrors(t *testing.T) {
+	input := ast.MustParseTerm(`{"a": [1, 2]}`).Value.(ast.Object)
+	module := `package p
+x := v if some v in input.a`
+	_, err := evaluate(t, Target, module, "x := data.p.x", input, ast.NewObject())
+	var te *topdown.Error
+	if !errors.As(err, &te) || te.Code != topdown.ConflictErr {
+		t.Fatalf("got %v, want a conflict error", err)
+	}
+	if _, err := evaluate(t, "", module, "x := data.p.x", input, ast.NewObject()); err == nil {
+		t.Fatalf("topdown takes the conflict: the case tests nothing")
+	}
+}
+
+func TestWithIsLeftToTopdown(t *testing.T) {
+	ctx := context.Background()
+	_, err := rego.New(rego.Module("t.rego", "package p\nx := input.a\ny if { x == 2 with input.a as 2 }"),
+		rego.Query("y := data.p.y"), rego.Target(Target)).PrepareForEval(ctx)
+	if !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("got %v, want ErrUnsupported", err)
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	module := `package p
+x := count([i | some i in numbers.range(1, 100000); i % 7 == 0; j := i * 3; j > 0])`
+	ctx, cancel := context.WithCancel(context.Background())
+	pq, err := rego.New(rego.Module("t.rego", module), rego.Query("x := data.p.x"), rego.Target(Target)).PrepareForEval(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	_, err = pq.Eval(ctx, rego.EvalParsedInput(ast.NewObject()))
+	var te *topdown.Error
+	if !errors.As(err, &te) || te.Code != topdown.CancelErr {
+		t.Fatalf("got %v, want a cancellation", err)
+	}
+}

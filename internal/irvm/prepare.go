@@ -1,0 +1,239 @@
+package irvm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/ir"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/topdown"
+)
+
+// Target is the name of this evaluator as a rego target (rego.Target).
+const Target = "siteops-ir"
+
+// ErrUnsupported is wrapped by the error of a plan this evaluator does not
+// run; topdown does.
+var ErrUnsupported = errors.New("the plan uses what the IR evaluator does not run")
+
+func init() { rego.RegisterPlugin(Target, plugin{}) }
+
+type dataKey struct{}
+
+// WithData returns ctx carrying data, the document a plan prepared with
+// ctx reads as data (the rules are the plan's own). Without it, data is
+// an empty object.
+func WithData(ctx context.Context, data ast.Object) context.Context {
+	return context.WithValue(ctx, dataKey{}, data)
+}
+
+type plugin struct{}
+
+func (plugin) IsTarget(t string) bool { return t == Target }
+
+func (plugin) PrepareForEval(ctx context.Context, pol *ir.Policy, opts ...rego.PrepareOption) (rego.TargetPluginEval, error) {
+	var pc rego.PrepareConfig
+	for _, o := range opts {
+		o(&pc)
+	}
+	data, _ := ctx.Value(dataKey{}).(ast.Object)
+	if data == nil {
+		data = ast.NewObject()
+	}
+	return compile(pol, data, pc.BuiltinFuncs())
+}
+
+// program is a prepared plan: its functions with their callees resolved
+// and the constants it reads made once.
+type program struct {
+	plan    *fn
+	funcs   []*fn
+	calls   map[*ir.CallStmt]*call
+	strings []*ast.Term
+	numbers map[*ir.MakeNumberRefStmt]*ast.Term
+	files   []string
+	data    *ast.Term
+}
+
+// fn is a function of the plan (a rule, or the query itself) and the
+// number of locals a call of it needs.
+type fn struct {
+	name   string
+	params []ir.Local
+	blocks []*ir.Block
+	locals int
+	index  int
+	// once holds for a function of input and data alone: a rule without
+	// arguments, whose value is the same for the whole evaluation.
+	once bool
+}
+
+// call is the callee of a call statement: a function of the plan or a
+// built-in.
+type call struct {
+	fn  *fn
+	bi  *builtin
+	loc *ast.Location
+}
+
+type builtin struct {
+	name     string
+	f        topdown.BuiltinFunc
+	relation bool // it gives every output (walk), as an array
+	void     bool // it gives none (print)
+}
+
+func compile(pol *ir.Policy, data ast.Object, funcs map[string]*topdown.Builtin) (*program, error) {
+	if len(pol.UnplannedRules) > 0 {
+		return nil, fmt.Errorf("%w: rule %s was not planned", ErrUnsupported, pol.UnplannedRules[0].Path)
+	}
+	if pol.Plans == nil || len(pol.Plans.Plans) != 1 {
+		return nil, fmt.Errorf("%w: the policy has no single plan", ErrUnsupported)
+	}
+	p := &program{
+		calls:   map[*ir.CallStmt]*call{},
+		numbers: map[*ir.MakeNumberRefStmt]*ast.Term{},
+		data:    ast.NewTerm(data),
+	}
+	if pol.Static != nil {
+		for _, s := range pol.Static.Strings {
+			p.strings = append(p.strings, ast.StringTerm(s.Value))
+		}
+		for _, f := range pol.Static.Files {
+			p.files = append(p.files, f.Value)
+		}
+	}
+	byName := map[string]*fn{}
+	if pol.Funcs != nil {
+		for i, f := range pol.Funcs.Funcs {
+			g := &fn{name: f.Name, params: f.Params, blocks: f.Blocks, index: i, once: len(f.Params) == 2}
+			p.funcs = append(p.funcs, g)
+			byName[f.Name] = g
+		}
+	}
+	plan := pol.Plans.Plans[0]
+	p.plan = &fn{name: plan.Name, blocks: plan.Blocks, index: -1}
+	builtins := map[string]*builtin{}
+	for _, g := range append([]*fn{p.plan}, p.funcs...) {
+		v := &resolver{p: p, byName: byName, builtins: builtins, funcs: funcs}
+		for _, b := range g.blocks {
+			if err := ir.Walk(v, b); err != nil {
+				return nil, err
+			}
+		}
+		for _, l := range g.params {
+			v.local(l)
+		}
+		g.locals = int(v.max) + 1
+	}
+	return p, nil
+}
+
+// resolver visits the statements of one function: it resolves callees and
+// constants, refuses what the evaluator does not run, and counts locals.
+type resolver struct {
+	p        *program
+	byName   map[string]*fn
+	builtins map[string]*builtin
+	funcs    map[string]*topdown.Builtin
+	max      ir.Local
+}
+
+func (*resolver) Before(any) {}
+func (*resolver) After(any)  {}
+
+func (v *resolver) Visit(x any) (ir.Visitor, error) {
+	switch s := x.(type) {
+	case *ir.WithStmt:
+		return nil, fmt.Errorf("%w: the with keyword", ErrUnsupported)
+	case *ir.CallDynamicStmt:
+		return nil, fmt.Errorf("%w: a dynamic reference into data", ErrUnsupported)
+	case *ir.CallStmt:
+		c, err := v.callee(s)
+		if err != nil {
+			return nil, err
+		}
+		v.p.calls[s] = c
+	case *ir.MakeNumberRefStmt:
+		if s.Index < 0 || s.Index >= len(v.p.strings) {
+			return nil, fmt.Errorf("irvm: number constant %d out of range", s.Index)
+		}
+		v.p.numbers[s] = ast.NumberTerm(json.Number(v.p.strings[s.Index].Value.(ast.String)))
+	}
+	if s, ok := x.(ir.Stmt); ok {
+		v.locals(reflect.ValueOf(s).Elem())
+	}
+	return v, nil
+}
+
+// locals counts the locals a statement names, in any of its fields.
+func (v *resolver) locals(s reflect.Value) {
+	for i := range s.NumField() {
+		switch f := s.Field(i).Interface().(type) {
+		case ir.Local:
+			v.local(f)
+		case ir.Operand:
+			v.operand(f)
+		case []ir.Operand:
+			for _, o := range f {
+				v.operand(o)
+			}
+		case []ir.Local:
+			for _, l := range f {
+				v.local(l)
+			}
+		}
+	}
+}
+
+func (v *resolver) operand(o ir.Operand) {
+	if l, ok := o.Value.(ir.Local); ok {
+		v.local(l)
+	}
+}
+
+func (v *resolver) local(l ir.Local) {
+	if l > v.max {
+		v.max = l
+	}
+}
+
+func (v *resolver) callee(s *ir.CallStmt) (*call, error) {
+	loc := v.location(s.Location)
+	if f, ok := v.byName[s.Func]; ok {
+		if len(s.Args) != len(f.params) {
+			return nil, fmt.Errorf("irvm: %s called with %d arguments, wants %d", s.Func, len(s.Args), len(f.params))
+		}
+		return &call{fn: f, loc: loc}, nil
+	}
+	if b, ok := v.builtins[s.Func]; ok {
+		return &call{bi: b, loc: loc}, nil
+	}
+	var decl *ast.Builtin
+	var impl topdown.BuiltinFunc
+	if f, ok := v.funcs[s.Func]; ok {
+		decl, impl = f.Decl, f.Func
+	} else if d, ok := ast.BuiltinMap[s.Func]; ok {
+		decl, impl = d, topdown.GetBuiltin(s.Func)
+	}
+	if decl == nil || impl == nil {
+		return nil, fmt.Errorf("%w: the built-in %s", ErrUnsupported, s.Func)
+	}
+	b := &builtin{name: s.Func, f: impl, relation: decl.Relation, void: decl.Decl.Result() == nil}
+	v.builtins[s.Func] = b
+	return &call{bi: b, loc: loc}, nil
+}
+
+// location is where a statement comes from in the policy, for the errors
+// of built-ins.
+func (v *resolver) location(l ir.Location) *ast.Location {
+	loc := &ast.Location{Row: l.Row, Col: l.Col}
+	if l.File >= 0 && l.File < len(v.p.files) {
+		loc.File = v.p.files[l.File]
+	}
+	return loc
+}
