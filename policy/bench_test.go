@@ -116,7 +116,7 @@ func benchEvaluations(b *testing.B, inputs []ast.Value, evals []evaluation) {
 	ctx := context.Background()
 	for _, ev := range evals {
 		b.Run(ev.name, func(b *testing.B) {
-			pq, err := ev.e.prepare(ctx, ev.q, ast.NewObject())
+			pq, _, err := ev.e.prepare(ctx, ev.q, ast.NewObject())
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -16,6 +16,9 @@ type options struct {
 	workers     int
 	maxFileSize int64
 	memBudget   uint64
+	// topdown evaluates every query with OPA's topdown evaluator, not
+	// internal/irvm: the tests compare the two.
+	topdown bool
 }
 
 // DefaultNamespace is the package user policies live in, as with conftest.

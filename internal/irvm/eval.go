@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/ir"
@@ -30,6 +32,51 @@ type state struct {
 	input   *ast.Term
 	results ast.Set
 	steps   int
+	// stack holds the locals of the calls in progress and the arguments
+	// of built-ins.
+	stack []*ast.Term
+	// out and all are the output of the built-in being called, collect
+	// the callback that takes it (made once per state, not per call).
+	out      *ast.Term
+	all      []*ast.Term
+	relation bool
+	collect  func(*ast.Term) error
+}
+
+var states = sync.Pool{New: func() any {
+	st := &state{}
+	st.collect = func(t *ast.Term) error {
+		switch {
+		case st.relation:
+			st.all = append(st.all, t)
+		case st.out == nil:
+			st.out = t
+		}
+		return nil
+	}
+	return st
+}}
+
+// release clears st and returns it to the pool.
+func (st *state) release() {
+	clear(st.once)
+	clear(st.done)
+	clear(st.stack[:cap(st.stack)])
+	*st = state{once: st.once[:0], done: st.done[:0], stack: st.stack[:0], collect: st.collect}
+	states.Put(st)
+}
+
+// frame returns n cleared locals on the stack; pop gives them back.
+func (st *state) frame(n int) []*ast.Term {
+	base := len(st.stack)
+	st.stack = slices.Grow(st.stack, n)[:base+n]
+	locals := st.stack[base : base+n : base+n]
+	clear(locals) // a grown stack holds copies of popped frames
+	return locals
+}
+
+func (st *state) pop(locals []*ast.Term) {
+	st.stack = st.stack[:len(st.stack)-len(locals)]
 }
 
 // frame is the locals of one function call.
@@ -42,14 +89,11 @@ type frame struct {
 // Eval evaluates the plan on one input document: the set of the query's
 // results, each an object of its bindings.
 func (p *program) Eval(ctx context.Context, ectx *rego.EvalContext, _ ast.Value) (ast.Value, error) {
-	st := &state{
-		p:       p,
-		ctx:     ctx,
-		cancel:  ectx.ExternalCancel(),
-		once:    make([]*ast.Term, len(p.funcs)),
-		done:    make([]bool, len(p.funcs)),
-		results: ast.NewSet(),
-	}
+	st := states.Get().(*state)
+	defer st.release()
+	st.p, st.ctx, st.cancel, st.results = p, ctx, ectx.ExternalCancel(), ast.NewSet()
+	st.once = slices.Grow(st.once, len(p.funcs))[:len(p.funcs)]
+	st.done = slices.Grow(st.done, len(p.funcs))[:len(p.funcs)]
 	if in := ectx.ParsedInput(); in != nil {
 		st.input = ast.NewTerm(in)
 	} else if raw := ectx.RawInput(); raw != nil {
@@ -73,10 +117,8 @@ func (p *program) Eval(ctx context.Context, ectx *rego.EvalContext, _ ast.Value)
 		PrintHook:                   ectx.PrintHook(),
 		Capabilities:                ectx.Capabilities(),
 	}
-	fr := frame{locals: make([]*ast.Term, p.plan.locals)}
-	if len(fr.locals) < 2 {
-		fr.locals = make([]*ast.Term, 2)
-	}
+	fr := frame{locals: st.frame(max(p.plan.locals, 2))}
+	defer st.pop(fr.locals)
 	fr.locals[ir.Input], fr.locals[ir.Data] = st.input, p.data
 	for _, b := range p.plan.blocks {
 		if _, _, err := st.block(&fr, b); err != nil {
@@ -359,26 +401,27 @@ func (st *state) call(fr *frame, s *ir.CallStmt) (bool, uint32, error) {
 		fr.locals[s.Result] = v
 		return false, 0, nil
 	}
-	args := make([]*ast.Term, len(s.Args))
+	b := c.bi
+	// A non-deterministic built-in's arguments may be kept (the
+	// non-deterministic built-in cache); others are used during the call.
+	var args []*ast.Term
+	if b.keepsArgs {
+		args = make([]*ast.Term, len(s.Args))
+	} else {
+		args = st.frame(len(s.Args))
+		defer st.pop(args)
+	}
 	for i, a := range s.Args {
 		if args[i] = st.operand(fr, a); args[i] == nil {
 			return undefined, 0, nil
 		}
 	}
-	b := c.bi
 	bctx := st.bctx
 	bctx.Location = c.loc
-	var out *ast.Term
-	var all []*ast.Term
-	err := b.f(bctx, args, func(t *ast.Term) error {
-		switch {
-		case b.relation:
-			all = append(all, t)
-		case out == nil:
-			out = t
-		}
-		return nil
-	})
+	st.out, st.all, st.relation = nil, st.all[:0], b.relation
+	err := b.f(bctx, args, st.collect)
+	out, all := st.out, st.all
+	st.out = nil
 	if err != nil {
 		if h, ok := err.(topdown.Halt); ok {
 			return false, 0, h.Err
@@ -387,7 +430,7 @@ func (st *state) call(fr *frame, s *ir.CallStmt) (bool, uint32, error) {
 	}
 	switch {
 	case b.relation:
-		out = ast.ArrayTerm(all...)
+		out = ast.ArrayTerm(slices.Clone(all)...)
 	case b.void:
 		return false, 0, nil
 	case out == nil:
@@ -403,9 +446,18 @@ func (st *state) function(caller *frame, f *fn, args []ir.Operand) (*ast.Term, e
 	if f.once && st.done[f.index] {
 		return st.once[f.index], nil
 	}
-	fr := frame{locals: make([]*ast.Term, f.locals)}
+	fr := frame{locals: st.frame(f.locals)}
+	defer st.pop(fr.locals)
 	for i, p := range f.params {
 		fr.locals[p] = st.operand(caller, args[i])
+	}
+	var key memoKey
+	if f.pure {
+		var v *ast.Term
+		var ok bool
+		if key, v, ok = st.p.memo.get(f, fr.locals, f.params[2:]); ok {
+			return v, nil
+		}
 	}
 	for _, b := range f.blocks {
 		if _, _, err := st.block(&fr, b); err != nil {
@@ -418,6 +470,9 @@ func (st *state) function(caller *frame, f *fn, args []ir.Operand) (*ast.Term, e
 	}
 	if f.once {
 		st.once[f.index], st.done[f.index] = v, true
+	}
+	if f.pure {
+		st.p.memo.put(key, f, fr.locals, f.params[2:], v)
 	}
 	return v, nil
 }

@@ -57,6 +57,7 @@ type program struct {
 	numbers map[*ir.MakeNumberRefStmt]*ast.Term
 	files   []string
 	data    *ast.Term
+	memo    memo
 }
 
 // fn is a function of the plan (a rule, or the query itself) and the
@@ -70,6 +71,11 @@ type fn struct {
 	// once holds for a function of input and data alone: a rule without
 	// arguments, whose value is the same for the whole evaluation.
 	once bool
+	// pure holds for a function whose value depends on its arguments
+	// alone (memo.go); readsEnv and callees are what decides it.
+	pure     bool
+	readsEnv bool
+	callees  []*fn
 }
 
 // call is the callee of a call statement: a function of the plan or a
@@ -85,6 +91,9 @@ type builtin struct {
 	f        topdown.BuiltinFunc
 	relation bool // it gives every output (walk), as an array
 	void     bool // it gives none (print)
+	// keepsArgs holds for a non-deterministic built-in, whose arguments
+	// may be kept by the non-deterministic built-in cache.
+	keepsArgs bool
 }
 
 func compile(pol *ir.Policy, data ast.Object, funcs map[string]*topdown.Builtin) (*program, error) {
@@ -119,7 +128,7 @@ func compile(pol *ir.Policy, data ast.Object, funcs map[string]*topdown.Builtin)
 	p.plan = &fn{name: plan.Name, blocks: plan.Blocks, index: -1}
 	builtins := map[string]*builtin{}
 	for _, g := range append([]*fn{p.plan}, p.funcs...) {
-		v := &resolver{p: p, byName: byName, builtins: builtins, funcs: funcs}
+		v := &resolver{p: p, fn: g, byName: byName, builtins: builtins, funcs: funcs}
 		for _, b := range g.blocks {
 			if err := ir.Walk(v, b); err != nil {
 				return nil, err
@@ -130,6 +139,7 @@ func compile(pol *ir.Policy, data ast.Object, funcs map[string]*topdown.Builtin)
 		}
 		g.locals = int(v.max) + 1
 	}
+	markPure(p.funcs)
 	return p, nil
 }
 
@@ -137,6 +147,7 @@ func compile(pol *ir.Policy, data ast.Object, funcs map[string]*topdown.Builtin)
 // constants, refuses what the evaluator does not run, and counts locals.
 type resolver struct {
 	p        *program
+	fn       *fn
 	byName   map[string]*fn
 	builtins map[string]*builtin
 	funcs    map[string]*topdown.Builtin
@@ -158,6 +169,20 @@ func (v *resolver) Visit(x any) (ir.Visitor, error) {
 			return nil, err
 		}
 		v.p.calls[s] = c
+		// A function of the plan is given input and data first; any other
+		// use of them is a read.
+		env := s.Args
+		if c.fn != nil {
+			env = s.Args[2:]
+			v.fn.callees = append(v.fn.callees, c.fn)
+		} else if c.bi.keepsArgs || c.bi.void {
+			v.fn.readsEnv = true
+		}
+		for _, a := range env {
+			v.env(a)
+		}
+		v.locals(reflect.ValueOf(s).Elem())
+		return v, nil
 	case *ir.MakeNumberRefStmt:
 		if s.Index < 0 || s.Index >= len(v.p.strings) {
 			return nil, fmt.Errorf("irvm: number constant %d out of range", s.Index)
@@ -176,8 +201,10 @@ func (v *resolver) locals(s reflect.Value) {
 		switch f := s.Field(i).Interface().(type) {
 		case ir.Local:
 			v.local(f)
+			v.env(ir.Operand{Value: f})
 		case ir.Operand:
 			v.operand(f)
+			v.env(f)
 		case []ir.Operand:
 			for _, o := range f {
 				v.operand(o)
@@ -202,6 +229,14 @@ func (v *resolver) local(l ir.Local) {
 	}
 }
 
+// env notes a read of input or data (but as a function's first two
+// arguments, see Visit).
+func (v *resolver) env(o ir.Operand) {
+	if l, ok := o.Value.(ir.Local); ok && (l == ir.Input || l == ir.Data) {
+		v.fn.readsEnv = true
+	}
+}
+
 func (v *resolver) callee(s *ir.CallStmt) (*call, error) {
 	loc := v.location(s.Location)
 	if f, ok := v.byName[s.Func]; ok {
@@ -223,7 +258,7 @@ func (v *resolver) callee(s *ir.CallStmt) (*call, error) {
 	if decl == nil || impl == nil {
 		return nil, fmt.Errorf("%w: the built-in %s", ErrUnsupported, s.Func)
 	}
-	b := &builtin{name: s.Func, f: impl, relation: decl.Relation, void: decl.Decl.Result() == nil}
+	b := &builtin{name: s.Func, f: impl, relation: decl.Relation, void: decl.Decl.Result() == nil, keepsArgs: decl.Nondeterministic}
 	v.builtins[s.Func] = b
 	return &call{bi: b, loc: loc}, nil
 }
