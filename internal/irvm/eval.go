@@ -452,10 +452,13 @@ func (st *state) function(caller *frame, f *fn, args []ir.Operand) (*ast.Term, e
 		fr.locals[p] = st.operand(caller, args[i])
 	}
 	var key memoKey
-	if f.pure {
+	memoized := f.pure && f.stats.worth()
+	if memoized {
 		var v *ast.Term
 		var ok bool
-		if key, v, ok = st.p.memo.get(f, fr.locals, f.params[2:]); ok {
+		key, v, ok = st.p.memo.get(f, fr.locals, f.params[2:])
+		f.stats.count(ok)
+		if ok {
 			return v, nil
 		}
 	}
@@ -471,7 +474,7 @@ func (st *state) function(caller *frame, f *fn, args []ir.Operand) (*ast.Term, e
 	if f.once {
 		st.once[f.index], st.done[f.index] = v, true
 	}
-	if f.pure {
+	if memoized {
 		st.p.memo.put(key, f, fr.locals, f.params[2:], v)
 	}
 	return v, nil

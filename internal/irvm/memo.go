@@ -2,6 +2,7 @@ package irvm
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/ir"
@@ -22,6 +23,33 @@ const (
 	maxSeenOnce = 1 << 16
 	memoShards  = 64
 )
+
+// A pure function called with values of each site (a host name) finds
+// nothing kept, and looking it up costs more than it saves: after
+// memoTrial calls, a function whose calls found a kept value less than
+// one time in memoMinHits is no longer looked up.
+const (
+	memoTrial   = 512
+	memoMinHits = 8
+)
+
+// memoStats counts the lookups of one function and their hits.
+type memoStats struct {
+	calls, hits atomic.Int64
+	off         atomic.Bool
+}
+
+func (m *memoStats) worth() bool { return !m.off.Load() }
+
+func (m *memoStats) count(hit bool) {
+	n := m.calls.Add(1)
+	if hit {
+		m.hits.Add(1)
+	}
+	if n == memoTrial && m.hits.Load()*memoMinHits < n {
+		m.off.Store(true)
+	}
+}
 
 type memoKey struct {
 	fn   int

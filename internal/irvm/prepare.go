@@ -76,6 +76,7 @@ type fn struct {
 	pure     bool
 	readsEnv bool
 	callees  []*fn
+	stats    memoStats
 }
 
 // call is the callee of a call statement: a function of the plan or a
