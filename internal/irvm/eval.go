@@ -41,6 +41,9 @@ type state struct {
 	all      []*ast.Term
 	relation bool
 	collect  func(*ast.Term) error
+	// strict: a built-in's error stops the evaluation
+	// (rego.StrictBuiltinErrors), as it does in topdown.
+	strict bool
 }
 
 var states = sync.Pool{New: func() any {
@@ -92,6 +95,7 @@ func (p *program) Eval(ctx context.Context, ectx *rego.EvalContext, _ ast.Value)
 	st := states.Get().(*state)
 	defer st.release()
 	st.p, st.ctx, st.cancel, st.results = p, ctx, ectx.ExternalCancel(), ast.NewSet()
+	st.strict = ectx.StrictBuiltinErrors()
 	st.once = slices.Grow(st.once, len(p.funcs))[:len(p.funcs)]
 	st.done = slices.Grow(st.done, len(p.funcs))[:len(p.funcs)]
 	if in := ectx.ParsedInput(); in != nil {
@@ -425,6 +429,9 @@ func (st *state) call(fr *frame, s *ir.CallStmt) (bool, uint32, error) {
 	if err != nil {
 		if h, ok := err.(topdown.Halt); ok {
 			return false, 0, h.Err
+		}
+		if st.strict {
+			return false, 0, err
 		}
 		return undefined, 0, nil // as topdown without strict built-in errors
 	}

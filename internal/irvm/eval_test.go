@@ -173,3 +173,17 @@ x := count([i | some i in numbers.range(1, 100000); i % 7 == 0; j := i * 3; j > 
 		t.Fatalf("got %v, want a cancellation", err)
 	}
 }
+
+func TestStrictBuiltinErrors(t *testing.T) {
+	module := "package p\nx if to_number(\"nope\") > 1"
+	for _, target := range []string{"", Target} {
+		pq, err := rego.New(rego.Module("t.rego", module), rego.Query("x := data.p.x"), rego.Target(target),
+			rego.StrictBuiltinErrors(true)).PrepareForEval(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pq.Eval(context.Background(), rego.EvalParsedInput(ast.NewObject())); err == nil || !strings.Contains(err.Error(), "to_number") {
+			t.Errorf("target %q: got %v, want the built-in's error", target, err)
+		}
+	}
+}
