@@ -56,7 +56,8 @@ func BenchmarkCheck(b *testing.B) {
 //   - "one-rule" evaluates one rule that reads one field of the site and
 //     finds nothing: the floor of one evaluation of a policy per site;
 //   - "library" evaluates the built-in rules that read only their site, as
-//     siteops check does for every site.
+//     siteops check does for every site (with internal/irvm);
+//   - "library-topdown" evaluates them with OPA's topdown evaluator.
 func BenchmarkEvaluate(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
@@ -68,11 +69,16 @@ func BenchmarkEvaluate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	td, err := Load(ctx, withTopdown())
+	if err != nil {
+		b.Fatal(err)
+	}
 	e, inputs := benchInputs(b)
 	benchEvaluations(b, inputs, []evaluation{
 		{"empty-query", e, query{body: ast.MustParseBody("r0 = set()")}},
 		{"one-rule", withRule, query{body: ast.MustParseBody("r0 = [x | x := data.main.deny[_]]")}},
 		{"library", e, e.local},
+		{"library-topdown", td, td.local},
 	})
 }
 

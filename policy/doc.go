@@ -55,6 +55,13 @@
 // rules/testdata/<id>/{bad,good}.yaml. docs/rules.md is generated from the
 // metadata (go test ./policy -run TestRulesDoc -update).
 //
+// # Evaluator
+//
+// Queries are planned by OPA's planner and run by internal/irvm, an
+// interpreter of OPA's plan with OPA's built-ins; a query whose plan
+// irvm does not run (the with keyword) is evaluated by OPA's topdown.
+// Both give the same findings (TestEvaluatorsAgree).
+//
 // # Sandbox
 //
 // Policies may not reach the network or the environment: the OPA
