@@ -75,10 +75,10 @@ func BenchmarkEvaluate(b *testing.B) {
 	}
 	e, inputs := benchInputs(b)
 	benchEvaluations(b, inputs, []evaluation{
-		{"empty-query", e, query{body: ast.MustParseBody("r0 = set()")}},
-		{"one-rule", withRule, query{body: ast.MustParseBody("r0 = [x | x := data.main.deny[_]]")}},
-		{"library", e, e.local},
-		{"library-topdown", td, td.local},
+		{"empty-query", e, query{body: ast.MustParseBody("r0 = set()")}, true},
+		{"one-rule", withRule, query{body: ast.MustParseBody("r0 = [x | x := data.main.deny[_]]")}, false},
+		{"library", e, e.local, true},
+		{"library-topdown", td, td.local, false},
 	})
 }
 
@@ -89,7 +89,7 @@ func BenchmarkEvaluateRules(b *testing.B) {
 	e, inputs := benchInputs(b)
 	var evals []evaluation
 	for _, r := range e.local.rules {
-		evals = append(evals, evaluation{r.ID, e, query{body: ast.NewBody(ast.Equality.Expr(ast.VarTerm("r0"), ast.NewTerm(r.ref)))}})
+		evals = append(evals, evaluation{r.ID, e, query{body: ast.NewBody(ast.Equality.Expr(ast.VarTerm("r0"), ast.NewTerm(r.ref)))}, true})
 	}
 	benchEvaluations(b, inputs, evals)
 }
@@ -99,6 +99,7 @@ type evaluation struct {
 	name string
 	e    *Engine
 	q    query
+	ir   bool // run by internal/irvm, as siteops check runs the library
 }
 
 // benchInputs loads the built-in library and builds the input documents
@@ -122,7 +123,7 @@ func benchEvaluations(b *testing.B, inputs []ast.Value, evals []evaluation) {
 	ctx := context.Background()
 	for _, ev := range evals {
 		b.Run(ev.name, func(b *testing.B) {
-			pq, _, err := ev.e.prepare(ctx, ev.q, ast.NewObject())
+			pq, _, err := ev.e.prepare(ctx, ev.q, ast.NewObject(), ev.ir)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -27,13 +27,20 @@ import (
 type Engine struct {
 	o        options
 	compiler *ast.Compiler
+	// irCompiler holds the built-in library alone, compiled for
+	// internal/irvm (ast.EvalModeIR), which runs local: rego switches the
+	// mode of a compiler it plans from, and compiler is topdown's.
+	irCompiler *ast.Compiler
 	// rules are the internal, built-in and user rules.
 	rules []ruleInfo
 	byID  map[string]*ruleInfo
-	// local asks for the rules that read only the site; fleet for those
-	// that may read data.siteops.fleet, which exists only once every site
-	// is known (see Run).
-	local, fleet query
+	// local asks for the built-in rules that read only the site, run by
+	// internal/irvm; user for the user rules that read only the site,
+	// run by topdown (conftest's evaluator, whose semantics they were
+	// written for); fleet for the rules that may read
+	// data.siteops.fleet, which exists only once every site is known
+	// (see Run), run by topdown too.
+	local, user, fleet query
 	// fleetReads is what of the input the fleet rules can read: all a Run
 	// keeps of a site's input for them. userFleet says whether a user rule
 	// is among them: its findings may name any field of the site.
@@ -95,11 +102,20 @@ func Load(ctx context.Context, opts ...Option) (*Engine, error) {
 	if c.Compile(all); c.Failed() {
 		return nil, fmt.Errorf("compile policies: %w", astErrors(c.Errors))
 	}
+	ci := ast.NewCompiler().
+		WithCapabilities(capabilities()).
+		WithEnablePrintStatements(false).
+		WithDefaultRegoVersion(ast.RegoV1).
+		WithUseTypeCheckAnnotations(true).
+		WithEvalMode(ast.EvalModeIR)
+	if ci.Compile(maps.Clone(mods)); ci.Failed() {
+		return nil, fmt.Errorf("compile built-in rules: %w", astErrors(ci.Errors))
+	}
 	builtins, err := builtinRules(c, mods)
 	if err != nil {
 		return nil, fmt.Errorf("load built-in rules: %w", err)
 	}
-	e := &Engine{o: o, compiler: c, data: data, ign: &ignitionCache{}, byID: map[string]*ruleInfo{}, guard: newMemGuard(o.memBudget)}
+	e := &Engine{o: o, compiler: c, irCompiler: ci, data: data, ign: &ignitionCache{}, byID: map[string]*ruleInfo{}, guard: newMemGuard(o.memBudget)}
 	e.needs = inputNeeds(c)
 	e.pure = newPureResults(c)
 	e.rules = append(e.rules, internalRules...)
@@ -112,7 +128,7 @@ func Load(ctx context.Context, opts ...Option) (*Engine, error) {
 			e.rules = append(e.rules, r)
 		}
 	}
-	var local, fleet []string
+	var local, users, fleet []string
 	for i := range e.rules {
 		r := &e.rules[i]
 		e.byID[r.ID] = r
@@ -120,8 +136,11 @@ func Load(ctx context.Context, opts ...Option) (*Engine, error) {
 			continue
 		}
 		q, texts := &e.local, &local
-		if readsFleet(c, r.ref) {
+		switch {
+		case readsFleet(c, r.ref):
 			q, texts = &e.fleet, &fleet
+		case r.user:
+			q, texts = &e.user, &users
 		}
 		b := fmt.Sprintf("r%d", len(q.rules))
 		if r.user {
@@ -142,7 +161,7 @@ func Load(ctx context.Context, opts ...Option) (*Engine, error) {
 	for _, q := range []struct {
 		q     *query
 		texts []string
-	}{{&e.local, local}, {&e.fleet, fleet}} {
+	}{{&e.local, local}, {&e.user, users}, {&e.fleet, fleet}} {
 		if len(q.texts) == 0 {
 			continue
 		}

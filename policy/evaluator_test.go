@@ -17,8 +17,9 @@ import (
 func withTopdown() Option { return func(o *options) { o.topdown = true } }
 
 // TestEvaluatorsAgree checks fleets with the built-in library (and the
-// example user policies) run by internal/irvm and by topdown: the reports
-// must be the same, finding for finding. The fleets are every rule's
+// example user policies) run by internal/irvm and by topdown, and run by
+// internal/irvm on RenderTyped's bundles as siteops check renders them:
+// the reports must be the same, finding for finding. The fleets are every rule's
 // fixtures, the example fleet, and generated fleets of every shape.
 func TestEvaluatorsAgree(t *testing.T) {
 	ctx := context.Background()
@@ -66,9 +67,18 @@ func TestEvaluatorsAgree(t *testing.T) {
 	for _, f := range fleets {
 		t.Run(f.name, func(t *testing.T) {
 			fl, bundles := loadAndRender(t, f.dir, f.r, f.paths...)
-			got, want := checkWith(t, ir, fl, bundles, f.opts), checkWith(t, td, fl, bundles, f.opts)
-			if got != want {
+			want := checkWith(t, td, fl, bundles, f.opts)
+			if got := checkWith(t, ir, fl, bundles, f.opts); got != want {
 				t.Errorf("internal/irvm reports\n%s\ntopdown reports\n%s", got, want)
+			}
+			// siteops check renders with RenderTyped: the objects the
+			// rules read are built from their typed form.
+			typed := map[string]*render.Bundle{}
+			for _, s := range fl.Sites {
+				typed[s.Name], _ = f.r.RenderTyped(s)
+			}
+			if got := checkWith(t, ir, fl, typed, f.opts); got != want {
+				t.Errorf("with RenderTyped's bundles, internal/irvm reports\n%s\ntopdown reports\n%s", got, want)
 			}
 		})
 	}

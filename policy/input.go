@@ -101,14 +101,15 @@ func (v *view) certVerification(b *render.Bundle) {
 			continue
 		}
 		host := o.Name
-		if md, ok := o.Content["metadata"].(map[string]any); ok {
+		content := o.Map()
+		if md, ok := content["metadata"].(map[string]any); ok {
 			if ann, ok := md["annotations"].(map[string]any); ok {
 				if h, ok := ann[render.AnnotationBMACHostname].(string); ok && h != "" {
 					host = h
 				}
 			}
 		}
-		byHost[host] = o.Content
+		byHost[host] = content
 	}
 	v.certs = make([]bmcCert, len(v.m.Nodes))
 	for i := range v.m.Nodes {
@@ -335,7 +336,7 @@ func objectsTerm(b *render.Bundle) (*ast.Term, error) {
 	}
 	terms := make([]*ast.Term, len(b.Objects))
 	for i, o := range b.Objects {
-		val, err := ast.InterfaceToValue(o.Content)
+		val, err := ast.InterfaceToValue(o.Map())
 		if err != nil {
 			return nil, fmt.Errorf("convert %s: %w", o.Ref(), err)
 		}

@@ -69,7 +69,7 @@ func TestPureResultsKept(t *testing.T) {
 		t.Fatal("no site")
 	}
 	ctx := context.Background()
-	pq, _, err := e.prepare(ctx, e.local, ast.NewObject())
+	pq, _, err := e.prepare(ctx, e.local, ast.NewObject(), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -38,8 +37,8 @@ import (
 type Run struct {
 	e     *Engine
 	ctx   context.Context
-	co    checkOptions
-	local rego.PreparedEvalQuery
+	co          checkOptions
+	local, user rego.PreparedEvalQuery
 	// ir says that local is run by internal/irvm, not topdown.
 	ir bool
 
@@ -74,39 +73,43 @@ func (e *Engine) Start(ctx context.Context, opts ...CheckOption) (*Run, error) {
 		o(&r.co)
 	}
 	if !e.local.empty() {
-		pq, ir, err := e.prepare(ctx, e.local, ast.NewObject())
+		pq, ir, err := e.prepare(ctx, e.local, ast.NewObject(), !e.o.topdown)
 		if err != nil {
 			return nil, err
 		}
 		r.local, r.ir = pq, ir
 	}
+	if !e.user.empty() {
+		pq, _, err := e.prepare(ctx, e.user, ast.NewObject(), false)
+		if err != nil {
+			return nil, err
+		}
+		r.user = pq
+	}
 	return r, nil
 }
 
 // prepare compiles a query for a run, with the user's data and fleet (an
-// empty object before the fleet is known) as data.siteops.fleet. The
-// query is planned and run by internal/irvm, several times faster than
-// OPA's topdown evaluator on the built-in library; a query that uses what
-// irvm leaves to topdown (the with keyword) is evaluated by topdown.
-func (e *Engine) prepare(ctx context.Context, q query, fleet ast.Value) (pq rego.PreparedEvalQuery, ir bool, err error) {
+// empty object before the fleet is known) as data.siteops.fleet. With ir,
+// the query (of built-in rules) is planned and run by internal/irvm,
+// several times faster than OPA's topdown evaluator on the built-in
+// library; when it cannot be (OPA's planner or irvm refuses it), topdown
+// runs it.
+func (e *Engine) prepare(ctx context.Context, q query, fleet ast.Value, ir bool) (pq rego.PreparedEvalQuery, usedIR bool, err error) {
 	data := ast.NewObject(item("siteops", ast.ObjectTerm(item("fleet", ast.NewTerm(fleet)))))
 	e.data.Foreach(func(k, v *ast.Term) { data.Insert(k, v) })
 	opts := []func(*rego.Rego){
-		rego.Compiler(e.compiler),
 		rego.Store(inmem.NewFromASTObject(data)),
 		rego.ParsedQuery(q.body),
 		e.ign.function(),
 	}
-	if !e.o.topdown {
-		pq, err = rego.New(append(opts, rego.Target(irvm.Target))...).PrepareForEval(irvm.WithData(ctx, data))
-		if !errors.Is(err, irvm.ErrUnsupported) {
-			if err != nil {
-				return pq, false, fmt.Errorf("prepare query: %w", astErrors(err))
-			}
+	if ir {
+		pq, err = rego.New(append(opts, rego.Compiler(e.irCompiler), rego.Target(irvm.Target))...).PrepareForEval(irvm.WithData(ctx, data))
+		if err == nil {
 			return pq, true, nil
 		}
 	}
-	if pq, err = rego.New(opts...).PrepareForEval(ctx); err != nil {
+	if pq, err = rego.New(append(opts, rego.Compiler(e.compiler))...).PrepareForEval(ctx); err != nil {
 		return pq, false, fmt.Errorf("prepare query: %w", astErrors(err))
 	}
 	return pq, false, nil
@@ -129,8 +132,14 @@ func (r *Run) Evaluate(s *sites.Site, b *render.Bundle) *SiteCheck {
 		}
 	}
 	input := v.value(objects, e.needs.positions)
+	ref := siteRef{s.Name, v.path, s}
 	if !e.local.empty() {
-		c.findings, c.timedOut, c.err = e.evaluate(r.ctx, &r.local, &e.local, input, siteRef{s.Name, v.path, s})
+		c.findings, c.timedOut, c.err = e.evaluate(r.ctx, &r.local, &e.local, input, ref)
+	}
+	if !e.user.empty() && !c.timedOut && c.err == nil {
+		var found []report.Finding
+		found, c.timedOut, c.err = e.evaluate(r.ctx, &r.user, &e.user, input, ref)
+		c.findings = append(c.findings, found...)
 	}
 	var bad []report.Finding
 	c.waived, bad = e.waivers(v)
@@ -260,7 +269,7 @@ func (r *Run) evaluateFleet(checked []*SiteCheck, names []string) error {
 		indexNames = covered
 	}
 	data := fleetData(all, indexNames)
-	pq, _, err := e.prepare(ctx, e.fleet, data)
+	pq, _, err := e.prepare(ctx, e.fleet, data, false)
 	if err != nil {
 		return err
 	}

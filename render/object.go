@@ -20,8 +20,8 @@ type Object struct {
 	Name       string
 	Wave       int
 	// Content is nil in the objects RenderEncoded wrote from their typed
-	// form (see RenderEncoded): the functions of this package build it
-	// for them; other readers take Render's objects.
+	// form (see RenderEncoded) and in those RenderTyped left typed: Map
+	// builds it for them.
 	Content map[string]any
 
 	// typed is the typed object, pruned by prune, that AppendYAML writes
@@ -47,6 +47,11 @@ func (o *Object) content() map[string]any {
 	// path copies it.
 	return tomap.Copy(o.prune.Apply(m)).(map[string]any)
 }
+
+// Map is the object's content: Content, or for an object of RenderTyped
+// or RenderEncoded without it, the map Render would have given, built at
+// each call.
+func (o *Object) Map() map[string]any { return o.content() }
 
 // Ref names an object as kind namespace/name.
 func (o *Object) Ref() string {

@@ -49,6 +49,11 @@ func New(opts ...Option) *Renderer {
 // with a bundle.
 func (r *Renderer) Render(s *sites.Site) (*Bundle, sites.Problems) { return r.render(s, false) }
 
+// RenderTyped is Render for a reader of a few objects: the objects
+// RenderEncoded writes from their typed form carry no Content, and
+// Object.Map builds it for those read. The problems are Render's.
+func (r *Renderer) RenderTyped(s *sites.Site) (*Bundle, sites.Problems) { return r.render(s, true) }
+
 // render is Render, with objects written from their typed form when
 // direct is set.
 func (r *Renderer) render(s *sites.Site, direct bool) (*Bundle, sites.Problems) {

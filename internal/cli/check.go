@@ -203,8 +203,15 @@ func streamCheck(ctx context.Context, engine *policy.Engine, fsys fs.FS, paths [
 	// Rendering and evaluating run where sites.Stream runs work: on its
 	// long-lived workers, whose stacks have grown to the depth the
 	// evaluator recurses to once and for all.
+	// The rules read a few of a site's objects (Engine.Reads): the others
+	// stay in their typed form, never converted. A hub's dry run sends
+	// them all.
+	renderSite := r.RenderTyped
+	if dry != nil {
+		renderSite = r.Render
+	}
 	work := func(s *sites.Site) any {
-		b, problems := r.Render(s)
+		b, problems := renderSite(s)
 		if b == nil {
 			return checked{problems: problems}
 		}

@@ -26,9 +26,21 @@
 // error. Rules without arguments are evaluated once per evaluation.
 //
 // A plan that uses the `with` keyword or a reference into data that the
-// planner could not resolve (a dynamic call), or that has rules the
-// planner left out, is not prepared: PrepareForEval returns an error that
-// wraps ErrUnsupported, and the caller evaluates with topdown instead.
+// planner could not resolve (a dynamic call), that has rules the planner
+// left out, or that changes in place a value it did not make (rules with
+// references in their heads that write into each other's values) is not
+// prepared: PrepareForEval returns an error that wraps ErrUnsupported, and
+// the caller evaluates with topdown instead. Without rego.EvalTime,
+// EvalSeed or EvalExternalCancel, the clock, crypto/rand and the
+// context's cancellation are used, as in topdown.
+//
+// Where OPA's planner itself differs from topdown, so does this
+// evaluator: a partial object rule is evaluated whole even when one key
+// is asked for (a conflict at another key is an error), the keys of a
+// document that mixes data and rules are visited rules first, and a
+// query's identical result rows are one. siteops runs only its built-in
+// library here (policy), where none of these arise; user policies are
+// evaluated by topdown.
 //
 // The statements' meaning is OPA's: internal/planner makes the plan and
 // internal/compiler/wasm gives each statement its semantics

@@ -2,11 +2,13 @@ package irvm
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/ir"
@@ -91,7 +93,7 @@ type frame struct {
 
 // Eval evaluates the plan on one input document: the set of the query's
 // results, each an object of its bindings.
-func (p *program) Eval(ctx context.Context, ectx *rego.EvalContext, _ ast.Value) (ast.Value, error) {
+func (p *program) Eval(ctx context.Context, ectx *rego.EvalContext, runtime ast.Value) (ast.Value, error) {
 	st := states.Get().(*state)
 	defer st.release()
 	st.p, st.ctx, st.cancel, st.results = p, ctx, ectx.ExternalCancel(), ast.NewSet()
@@ -107,11 +109,24 @@ func (p *program) Eval(ctx context.Context, ectx *rego.EvalContext, _ ast.Value)
 		}
 		st.input = ast.NewTerm(v)
 	}
+	// Without rego.EvalTime, EvalSeed or EvalExternalCancel, topdown
+	// takes the clock, crypto/rand and a cancel of the context's own.
 	now := ectx.Time()
+	if now.IsZero() {
+		now = time.Now()
+	}
+	seed := ectx.Seed()
+	if seed == nil {
+		seed = rand.Reader
+	}
+	if st.cancel == nil {
+		st.cancel = topdown.NewCancel()
+		defer context.AfterFunc(ctx, st.cancel.Cancel)()
+	}
 	st.bctx = topdown.BuiltinContext{
 		Context:                     ctx,
 		Metrics:                     ectx.Metrics(),
-		Seed:                        ectx.Seed(),
+		Seed:                        seed,
 		Time:                        ast.NumberTerm(json.Number(strconv.FormatInt(now.UnixNano(), 10))),
 		Cancel:                      st.cancel,
 		Cache:                       builtins.Cache{},
@@ -121,6 +136,9 @@ func (p *program) Eval(ctx context.Context, ectx *rego.EvalContext, _ ast.Value)
 		PrintHook:                   ectx.PrintHook(),
 		Capabilities:                ectx.Capabilities(),
 	}
+	if runtime != nil {
+		st.bctx.Runtime = ast.NewTerm(runtime)
+	}
 	fr := frame{locals: st.frame(max(p.plan.locals, 2))}
 	defer st.pop(fr.locals)
 	fr.locals[ir.Input], fr.locals[ir.Data] = st.input, p.data
@@ -128,6 +146,9 @@ func (p *program) Eval(ctx context.Context, ectx *rego.EvalContext, _ ast.Value)
 		if _, _, err := st.block(&fr, b); err != nil {
 			return nil, err
 		}
+	}
+	if err := st.cancelled(); err != nil {
+		return nil, err
 	}
 	return st.results, nil
 }
@@ -176,7 +197,14 @@ func (st *state) stmt(fr *frame, s ir.Stmt) (bool, uint32, error) {
 	l := fr.locals
 	switch s := s.(type) {
 	case *ir.DotStmt:
-		v := get(st.operand(fr, s.Source), st.operand(fr, s.Key))
+		src, key := st.operand(fr, s.Source), st.operand(fr, s.Key)
+		v := get(src, key)
+		if v == nil && key != nil && st.p.dataRefs[s] {
+			n, _ := key.Value.(ast.Number)
+			if n != "" {
+				v = get(src, ast.StringTerm(string(n)))
+			}
+		}
 		if v == nil {
 			return undefined, 0, nil
 		}

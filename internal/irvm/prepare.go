@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -58,6 +59,11 @@ type program struct {
 	files   []string
 	data    *ast.Term
 	memo    memo
+	// dataRefs are the lookups of a reference into data (data.a[2]): a
+	// number key there is read as its text, as topdown reads data by
+	// path. A lookup in a value of data taken into a variable first is
+	// not one of them (topdown gives undefined for obj[2] there).
+	dataRefs map[*ir.DotStmt]bool
 }
 
 // fn is a function of the plan (a rule, or the query itself) and the
@@ -105,9 +111,10 @@ func compile(pol *ir.Policy, data ast.Object, funcs map[string]*topdown.Builtin)
 		return nil, fmt.Errorf("%w: the policy has no single plan", ErrUnsupported)
 	}
 	p := &program{
-		calls:   map[*ir.CallStmt]*call{},
-		numbers: map[*ir.MakeNumberRefStmt]*ast.Term{},
-		data:    ast.NewTerm(data),
+		calls:    map[*ir.CallStmt]*call{},
+		dataRefs: map[*ir.DotStmt]bool{},
+		numbers:  map[*ir.MakeNumberRefStmt]*ast.Term{},
+		data:     ast.NewTerm(data),
 	}
 	if pol.Static != nil {
 		for _, s := range pol.Static.Strings {
@@ -129,10 +136,14 @@ func compile(pol *ir.Policy, data ast.Object, funcs map[string]*topdown.Builtin)
 	p.plan = &fn{name: plan.Name, blocks: plan.Blocks, index: -1}
 	builtins := map[string]*builtin{}
 	for _, g := range append([]*fn{p.plan}, p.funcs...) {
-		v := &resolver{p: p, fn: g, byName: byName, builtins: builtins, funcs: funcs}
+		v := &resolver{p: p, fn: g, byName: byName, builtins: builtins, funcs: funcs,
+			owned: map[ir.Local]bool{}, dataRef: map[ir.Local]bool{}}
 		for _, b := range g.blocks {
 			if err := ir.Walk(v, b); err != nil {
 				return nil, err
+			}
+			if v.err != nil {
+				return nil, v.err
 			}
 		}
 		for _, l := range g.params {
@@ -153,10 +164,47 @@ type resolver struct {
 	builtins map[string]*builtin
 	funcs    map[string]*topdown.Builtin
 	max      ir.Local
+	// A statement may change in place only a value its function made
+	// (MakeArray, MakeObject, MakeSet): a value of the input, of data or
+	// of another evaluation (memo.go) must not change, and the plans OPA
+	// makes for usual policies change only values they made. owned says
+	// which locals hold such a value at this point of the function (its
+	// statements in order, OPA reuses locals between blocks); scans are
+	// the scans around it, each with the locals its body changes and
+	// those it gives another value: a body runs again with what it left.
+	owned map[ir.Local]bool
+	scans []*scanLocals
+	err   error
+	// dataRef says which locals hold, at this point, the value of a
+	// reference into data being looked up (program.dataRefs).
+	dataRef map[ir.Local]bool
 }
 
-func (*resolver) Before(any) {}
-func (*resolver) After(any)  {}
+type scanLocals struct{ changed, assigned map[ir.Local]bool }
+
+func (v *resolver) Before(x any) {
+	if _, ok := x.(*ir.ScanStmt); ok {
+		v.scans = append(v.scans, &scanLocals{changed: map[ir.Local]bool{}, assigned: map[ir.Local]bool{}})
+	}
+}
+
+func (v *resolver) After(x any) {
+	if _, ok := x.(*ir.ScanStmt); !ok {
+		return
+	}
+	sc := v.scans[len(v.scans)-1]
+	v.scans = v.scans[:len(v.scans)-1]
+	for l := range sc.changed {
+		if sc.assigned[l] && v.err == nil {
+			v.err = fmt.Errorf("%w: %s changes in place, in a loop, a value it did not make", ErrUnsupported, v.fn.name)
+		}
+	}
+	if len(v.scans) > 0 {
+		outer := v.scans[len(v.scans)-1]
+		maps.Copy(outer.changed, sc.changed)
+		maps.Copy(outer.assigned, sc.assigned)
+	}
+}
 
 func (v *resolver) Visit(x any) (ir.Visitor, error) {
 	switch s := x.(type) {
@@ -182,6 +230,7 @@ func (v *resolver) Visit(x any) (ir.Visitor, error) {
 		for _, a := range env {
 			v.env(a)
 		}
+		v.assign(s.Result)
 		v.locals(reflect.ValueOf(s).Elem())
 		return v, nil
 	case *ir.MakeNumberRefStmt:
@@ -190,10 +239,73 @@ func (v *resolver) Visit(x any) (ir.Visitor, error) {
 		}
 		v.p.numbers[s] = ast.NumberTerm(json.Number(v.p.strings[s.Index].Value.(ast.String)))
 	}
+	if err := v.ownership(x); err != nil {
+		return nil, err
+	}
 	if s, ok := x.(ir.Stmt); ok {
 		v.locals(reflect.ValueOf(s).Elem())
 	}
 	return v, nil
+}
+
+// ownership follows which locals hold a value the function made, and
+// refuses a statement that changes another in place.
+func (v *resolver) ownership(x any) error {
+	if v.err != nil {
+		return v.err
+	}
+	switch s := x.(type) {
+	case *ir.MakeArrayStmt:
+		v.owned[s.Target] = true
+	case *ir.MakeObjectStmt:
+		v.owned[s.Target] = true
+	case *ir.MakeSetStmt:
+		v.owned[s.Target] = true
+	case *ir.SetAddStmt:
+		return v.change(s.Set)
+	case *ir.ObjectInsertStmt:
+		return v.change(s.Object)
+	case *ir.ObjectInsertOnceStmt:
+		return v.change(s.Object)
+	case *ir.ArrayAppendStmt:
+		return v.change(s.Array)
+	case *ir.DotStmt:
+		src, ok := s.Source.Value.(ir.Local)
+		ref := ok && (src == ir.Data || v.dataRef[src])
+		v.assign(s.Target)
+		if ref {
+			v.p.dataRefs[s], v.dataRef[s.Target] = true, true
+		}
+	case *ir.AssignVarStmt:
+		v.assign(s.Target)
+	case *ir.AssignVarOnceStmt:
+		v.assign(s.Target)
+	case *ir.ScanStmt:
+		v.assign(s.Key)
+		v.assign(s.Value)
+	case *ir.ObjectMergeStmt:
+		v.assign(s.Target)
+	case *ir.ResetLocalStmt:
+		v.assign(s.Target)
+	}
+	return nil
+}
+
+func (v *resolver) change(l ir.Local) error {
+	if !v.owned[l] {
+		return fmt.Errorf("%w: %s changes in place a value it did not make", ErrUnsupported, v.fn.name)
+	}
+	for _, sc := range v.scans {
+		sc.changed[l] = true
+	}
+	return nil
+}
+
+func (v *resolver) assign(l ir.Local) {
+	v.owned[l], v.dataRef[l] = false, false
+	for _, sc := range v.scans {
+		sc.assigned[l] = true
+	}
 }
 
 // locals counts the locals a statement names, in any of its fields.
