@@ -35,8 +35,8 @@ import (
 //	run.AddProblems(problems)
 //	rep, err := run.Finish()
 type Run struct {
-	e     *Engine
-	ctx   context.Context
+	e           *Engine
+	ctx         context.Context
 	co          checkOptions
 	local, user rego.PreparedEvalQuery
 	// ir says that local is run by internal/irvm, not topdown.

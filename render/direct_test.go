@@ -217,26 +217,41 @@ func TestNMStateContentIsACopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, ss := loadDir(t, dir, []string{"."}, "")
-	b, problems := r.Render(ss[0])
-	if b == nil {
-		t.Fatalf("not rendered: %v", problems)
-	}
 	site := ss[0].Cluster.Nodes[0].NodeNetwork.Config
-	for _, o := range b.Objects {
-		if o.Kind != render.KindNMStateConfig {
-			continue
-		}
-		config, ok := o.Content["spec"].(map[string]any)["config"].(map[string]any)
-		if !ok || len(site) == 0 {
-			t.Fatalf("no nmstate document: %v, site %v", o.Content["spec"], site)
-		}
-		config["edited"] = true
-		if _, ok := site["edited"]; ok {
-			t.Error("editing the content edited the site's nmstate document")
-		}
-		return
+	for _, c := range []struct {
+		name   string
+		render func(*sites.Site) (*render.Bundle, sites.Problems)
+	}{{"Render", r.Render}, {"RenderTyped", r.RenderTyped}} {
+		t.Run(c.name, func(t *testing.T) {
+			b, problems := c.render(ss[0])
+			if b == nil {
+				t.Fatalf("not rendered: %v", problems)
+			}
+			for _, o := range b.Objects {
+				if o.Kind != render.KindNMStateConfig {
+					continue
+				}
+				if typed := o.Content == nil; typed != (c.name == "RenderTyped") {
+					t.Fatalf("%s: Content nil is %v", c.name, typed)
+				}
+				content := o.Map()
+				config, ok := content["spec"].(map[string]any)["config"].(map[string]any)
+				if !ok || len(site) == 0 {
+					t.Fatalf("no nmstate document: %v, site %v", content["spec"], site)
+				}
+				config["edited"] = true
+				if _, ok := site["edited"]; ok {
+					t.Error("editing the content edited the site's nmstate document")
+				}
+				// Built once: a second read is the same map.
+				if again, _ := o.Map()["spec"].(map[string]any)["config"].(map[string]any); again["edited"] != true {
+					t.Error("a second Map built the content again")
+				}
+				return
+			}
+			t.Fatal("no NMStateConfig")
+		})
 	}
-	t.Fatal("no NMStateConfig")
 }
 
 // The render command's encoder, the YAML encoder behind Redacting, writes

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/siteops/siteops/internal/tomap"
 	"github.com/siteops/siteops/internal/yamlenc"
@@ -28,6 +29,10 @@ type Object struct {
 	// when Content is nil.
 	typed any
 	prune *tomap.Prune
+	// built is content's map of a typed object, built at its first read:
+	// a check reads an InfraEnv's and NMStateConfigs' content for each
+	// selector and for the discovery Ignition.
+	built atomic.Pointer[map[string]any]
 }
 
 // content is the object's content: Content, or for an object written from
@@ -39,18 +44,23 @@ func (o *Object) content() map[string]any {
 	if o.Content != nil || o.typed == nil {
 		return o.Content
 	}
+	if m := o.built.Load(); m != nil {
+		return *m
+	}
 	m, err := tomap.Object(o.typed)
 	if err != nil {
 		return nil
 	}
 	// A replaced value is the site's own document: copied, as the map
-	// path copies it.
-	return tomap.Copy(o.prune.Apply(m)).(map[string]any)
+	// path copies it; the rest is the conversion's own.
+	o.prune.ApplyCopying(m)
+	o.built.Store(&m)
+	return m
 }
 
 // Map is the object's content: Content, or for an object of RenderTyped
 // or RenderEncoded without it, the map Render would have given, built at
-// each call.
+// the first call. It is the object's own: a reader does not change it.
 func (o *Object) Map() map[string]any { return o.content() }
 
 // Ref names an object as kind namespace/name.

@@ -24,7 +24,13 @@ type Prune struct {
 // Apply prunes v, a value Convert gave, in place, and returns it. The keys
 // of a node are pruned before the node's own Drop is asked about it, so a
 // mapping whose keys were all left out can be left out in turn.
-func (p *Prune) Apply(v any) any {
+func (p *Prune) Apply(v any) any { return p.apply(v, false) }
+
+// ApplyCopying is Apply with each replacing value put in as a copy, for a
+// value whose reader may change it.
+func (p *Prune) ApplyCopying(v any) any { return p.apply(v, true) }
+
+func (p *Prune) apply(v any, copying bool) any {
 	m, ok := v.(map[string]any)
 	if !ok || p == nil {
 		return v
@@ -40,9 +46,12 @@ func (p *Prune) Apply(v any) any {
 		}
 		if child.Replace {
 			m[k] = child.Value
+			if copying {
+				m[k] = Copy(child.Value)
+			}
 			continue
 		}
-		sub = child.Apply(sub)
+		sub = child.apply(sub, copying)
 		if child.Drop != nil && child.Drop(sub) {
 			delete(m, k)
 			continue

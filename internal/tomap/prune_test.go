@@ -51,3 +51,25 @@ func TestPruneApply(t *testing.T) {
 		t.Errorf("nil Prune changed the value: %v", got)
 	}
 }
+
+// TestPruneApplyCopying checks that ApplyCopying prunes as Apply does and
+// puts a copy of each replacing value in, at any depth.
+func TestPruneApplyCopying(t *testing.T) {
+	doc := map[string]any{"interfaces": []any{map[string]any{"name": "eth0"}}}
+	p := &Prune{Keys: map[string]*Prune{
+		"status": {Omit: true},
+		"spec":   {Keys: map[string]*Prune{"config": {Replace: true, Value: doc}}},
+	}}
+	in := func() map[string]any {
+		return map[string]any{"status": 1, "spec": map[string]any{"config": nil, "x": "y"}}
+	}
+	got, want := p.ApplyCopying(in()), p.Apply(in())
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("ApplyCopying gives %v, Apply %v", got, want)
+	}
+	config := got.(map[string]any)["spec"].(map[string]any)["config"].(map[string]any)
+	config["interfaces"].([]any)[0].(map[string]any)["name"] = "changed"
+	if doc["interfaces"].([]any)[0].(map[string]any)["name"] != "eth0" {
+		t.Error("changing the result changed the replacing value: it was not copied")
+	}
+}
