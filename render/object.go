@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"sync/atomic"
+	"sync"
 
 	"github.com/siteops/siteops/internal/tomap"
 	"github.com/siteops/siteops/internal/yamlenc"
@@ -31,8 +31,14 @@ type Object struct {
 	prune *tomap.Prune
 	// built is content's map of a typed object, built at its first read:
 	// a check reads an InfraEnv's and NMStateConfigs' content for each
-	// selector and for the discovery Ignition.
-	built atomic.Pointer[map[string]any]
+	// selector and for the discovery Ignition. A copy of the Object
+	// shares it, as it shares typed.
+	built *builtContent
+}
+
+type builtContent struct {
+	once sync.Once
+	m    map[string]any
 }
 
 // content is the object's content: Content, or for an object written from
@@ -44,9 +50,15 @@ func (o *Object) content() map[string]any {
 	if o.Content != nil || o.typed == nil {
 		return o.Content
 	}
-	if m := o.built.Load(); m != nil {
-		return *m
+	if o.built == nil {
+		return o.build()
 	}
+	o.built.once.Do(func() { o.built.m = o.build() })
+	return o.built.m
+}
+
+// build converts a typed object to its content map.
+func (o *Object) build() map[string]any {
 	m, err := tomap.Object(o.typed)
 	if err != nil {
 		return nil
@@ -54,7 +66,6 @@ func (o *Object) content() map[string]any {
 	// A replaced value is the site's own document: copied, as the map
 	// path copies it; the rest is the conversion's own.
 	o.prune.ApplyCopying(m)
-	o.built.Store(&m)
 	return m
 }
 
