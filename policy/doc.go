@@ -57,10 +57,12 @@
 //
 // # Evaluator
 //
-// Queries are planned by OPA's planner and run by internal/irvm, an
-// interpreter of OPA's plan with OPA's built-ins; a query whose plan
-// irvm does not run (the with keyword) is evaluated by OPA's topdown.
-// Both give the same findings (TestEvaluatorsAgree).
+// The built-in rules that read only their site are planned by OPA's
+// planner and run by internal/irvm, an interpreter of OPA's plan with
+// OPA's built-ins, about three times faster than OPA's topdown; should
+// the planner or irvm refuse the query, topdown runs it. User rules and
+// the fleet rules are evaluated by topdown. Both evaluators give the same
+// findings (TestEvaluatorsAgree).
 //
 // # Sandbox
 //
