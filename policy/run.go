@@ -73,7 +73,7 @@ func (e *Engine) Start(ctx context.Context, opts ...CheckOption) (*Run, error) {
 		o(&r.co)
 	}
 	if !e.local.empty() {
-		pq, ir, err := e.prepare(ctx, e.local, ast.NewObject(), !e.o.topdown)
+		pq, ir, err := e.preparedLocal(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -87,6 +87,22 @@ func (e *Engine) Start(ctx context.Context, opts ...CheckOption) (*Run, error) {
 		r.user = pq
 	}
 	return r, nil
+}
+
+// preparedLocal is the local query, prepared by the first Run that
+// succeeds in it (a cancelled one leaves it to the next).
+func (e *Engine) preparedLocal(ctx context.Context) (rego.PreparedEvalQuery, bool, error) {
+	lq := &e.localQuery
+	lq.mu.Lock()
+	defer lq.mu.Unlock()
+	if !lq.prepared {
+		pq, ir, err := e.prepare(ctx, e.local, ast.NewObject(), !e.o.topdown)
+		if err != nil {
+			return pq, false, err
+		}
+		lq.pq, lq.ir, lq.prepared = pq, ir, true
+	}
+	return lq.pq, lq.ir, nil
 }
 
 // prepare compiles a query for a run, with the user's data and fleet (an
