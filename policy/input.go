@@ -210,10 +210,10 @@ func (v *view) value(objects *ast.Term, withPositions bool) ast.Value {
 			item("labels", b.stringMap(n.Labels)),
 		}
 		if n.NMState != nil {
-			node = append(node, item("nmstate", anyTerm(n.NMState)))
+			node = append(node, item("nmstate", b.value(n.NMState)))
 		}
 		if n.RootDeviceHints != nil {
-			node = append(node, item("rootDeviceHints", anyTerm(n.RootDeviceHints)))
+			node = append(node, item("rootDeviceHints", b.value(n.RootDeviceHints)))
 		}
 		nodes[i] = ast.ObjectTerm(node...)
 	}
@@ -409,10 +409,33 @@ func (b *terms) stringMap(m map[string]string) *ast.Term {
 	return ast.ObjectTerm(items...)
 }
 
-// anyTerm converts decoded YAML; a value that does not convert (it
+// value converts decoded YAML as ast.InterfaceToValue does, with the
+// strings (keys included) taken from b's block: the nmstate document of
+// every node is most of a site's free-form values. Numbers and any other
+// type go through InterfaceToValue; a value that does not convert (it
 // cannot happen with what sites decodes) becomes null rather than
 // failing the whole site.
-func anyTerm(x any) *ast.Term {
+func (b *terms) value(x any) *ast.Term {
+	switch x := x.(type) {
+	case nil:
+		return ast.NullTerm()
+	case string:
+		return b.string(x)
+	case bool:
+		return ast.InternedTerm(x)
+	case map[string]any:
+		items := make([][2]*ast.Term, 0, len(x))
+		for k, v := range x {
+			items = append(items, ast.Item(b.string(k), b.value(v)))
+		}
+		return ast.ObjectTerm(items...)
+	case []any:
+		elems := make([]*ast.Term, len(x))
+		for i, v := range x {
+			elems[i] = b.value(v)
+		}
+		return ast.ArrayTerm(elems...)
+	}
 	v, err := ast.InterfaceToValue(x)
 	if err != nil {
 		return ast.NullTerm()

@@ -152,3 +152,30 @@ func TestDiscoveryInput(t *testing.T) {
 		})
 	}
 }
+
+// TestValueConvertsAsOPA holds terms.value to ast.InterfaceToValue on the
+// values the site decoder gives (nmstate documents, root device hints).
+func TestValueConvertsAsOPA(t *testing.T) {
+	for _, x := range []any{
+		nil, "", "eth0", true, false, 0, 24, int64(-3), uint64(1 << 63), 1.5, 1e21, 2.0,
+		map[string]any{},
+		[]any{},
+		map[string]any{"interfaces": []any{
+			map[string]any{"name": "eth0", "type": "ethernet", "state": "up", "mtu": 9000,
+				"ipv4": map[string]any{"enabled": true, "address": []any{map[string]any{"ip": "10.0.0.2", "prefix-length": 24}}},
+				"ipv6": map[string]any{"enabled": false, "token": nil}},
+		}, "dns-resolver": map[string]any{"config": map[string]any{"server": []any{"10.0.0.1", "fd00::1"}}},
+			"routes": map[string]any{"config": []any{map[string]any{"destination": "0.0.0.0/0", "metric": 0.5}}}},
+		map[string]any{"deviceName": "/dev/sda", "minSizeGigabytes": 120, "rotational": false},
+	} {
+		want, err := ast.InterfaceToValue(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b terms
+		got := b.value(x)
+		if got.Value.Compare(want) != 0 || got.String() != want.String() {
+			t.Errorf("value(%#v) = %v, InterfaceToValue gives %v", x, got, want)
+		}
+	}
+}
