@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	aiv1beta1 "github.com/siteops/siteops/apis/agentinstall/v1beta1"
 	"github.com/siteops/siteops/internal/yamlenc"
 )
 
@@ -199,14 +200,61 @@ func NMStateSelectorMatches(infraEnv, nmStateConfig *Object) bool {
 	if err != nil {
 		return false
 	}
-	md, _ := nmStateConfig.content()["metadata"].(map[string]any)
-	set := labels.Set{}
+	return s.Matches(labels.Set(nmStateFactsOf(nmStateConfig).labels))
+}
+
+// nmStateFacts is what the selector and the discovery Ignition read of an
+// NMStateConfig: its labels, its nmstate document (nil: none) and its
+// interfaces (name, MAC).
+type nmStateFacts struct {
+	labels map[string]string
+	config any
+	itfs   [][2]string
+}
+
+// nmStateFactsOf reads an NMStateConfig's facts from its typed form when
+// it has one, as its content map would give them: the map is not built
+// for them (a check reads every NMStateConfig of a site once per
+// InfraEnv).
+func nmStateFactsOf(o *Object) nmStateFacts {
+	var f nmStateFacts
+	if t, ok := o.typed.(*aiv1beta1.NMStateConfig); ok && o.Content == nil {
+		f.labels = t.GetLabels()
+		// The nmstate document is put in by the prune tree (pruneFor);
+		// without one, spec.config is null and pruned.
+		if c, ok := o.prune.Replacing("spec", "config"); ok && c != nil {
+			f.config = c
+		}
+		for _, itf := range t.Spec.Interfaces {
+			if itf == nil {
+				f.itfs = append(f.itfs, [2]string{})
+				continue
+			}
+			f.itfs = append(f.itfs, [2]string{itf.Name, itf.MacAddress})
+		}
+		return f
+	}
+	content := o.content()
+	md, _ := content["metadata"].(map[string]any)
 	for k, v := range asMap(md["labels"]) {
 		if s, ok := v.(string); ok {
-			set[k] = s
+			if f.labels == nil {
+				f.labels = map[string]string{}
+			}
+			f.labels[k] = s
 		}
 	}
-	return s.Matches(set)
+	spec, _ := content["spec"].(map[string]any)
+	if c, ok := spec["config"]; ok && c != nil {
+		f.config = c
+	}
+	for _, itf := range asList(spec["interfaces"]) {
+		m := asMap(itf)
+		name, _ := m["name"].(string)
+		mac, _ := m["macAddress"].(string)
+		f.itfs = append(f.itfs, [2]string{name, mac})
+	}
+	return f
 }
 
 // discoveryBuilder assembles the config of one InfraEnv in the template's
@@ -312,21 +360,16 @@ func staticNetworkHosts(configs []*Object) ([]staticHost, error) {
 	}
 	hosts := make([]host, 0, len(configs))
 	for _, o := range configs {
-		spec, _ := o.content()["spec"].(map[string]any)
+		facts := nmStateFactsOf(o)
 		var h host
-		if c, ok := spec["config"]; ok && c != nil {
-			y, err := yamlenc.Marshal(c)
+		if facts.config != nil {
+			y, err := yamlenc.Marshal(facts.config)
 			if err != nil {
 				return nil, fmt.Errorf("NMStateConfig %s/%s: spec.config: %w", o.Namespace, o.Name, err)
 			}
 			h.yaml = string(y)
 		}
-		for _, itf := range asList(spec["interfaces"]) {
-			m := asMap(itf)
-			name, _ := m["name"].(string)
-			mac, _ := m["macAddress"].(string)
-			h.itfs = append(h.itfs, [2]string{name, mac})
-		}
+		h.itfs = facts.itfs
 		slices.SortFunc(h.itfs, func(a, b [2]string) int {
 			if c := strings.Compare(a[0], b[0]); c != 0 {
 				return c

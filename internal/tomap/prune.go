@@ -21,6 +21,21 @@ type Prune struct {
 	Drop func(v any) bool
 }
 
+// Replacing is the value p puts in at path (keys from p's node down),
+// and whether it puts one there.
+func (p *Prune) Replacing(path ...string) (any, bool) {
+	for _, k := range path {
+		if p == nil {
+			return nil, false
+		}
+		p = p.Keys[k]
+	}
+	if p == nil || !p.Replace {
+		return nil, false
+	}
+	return p.Value, true
+}
+
 // Apply prunes v, a value Convert gave, in place, and returns it. The keys
 // of a node are pruned before the node's own Drop is asked about it, so a
 // mapping whose keys were all left out can be left out in turn.

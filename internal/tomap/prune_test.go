@@ -73,3 +73,29 @@ func TestPruneApplyCopying(t *testing.T) {
 		t.Error("changing the result changed the replacing value: it was not copied")
 	}
 }
+
+func TestPruneReplacing(t *testing.T) {
+	p := &Prune{Keys: map[string]*Prune{
+		"spec":   {Keys: map[string]*Prune{"config": {Replace: true, Value: "doc"}, "other": {Omit: true}}},
+		"status": {Omit: true},
+	}}
+	for _, c := range []struct {
+		path []string
+		want any
+		ok   bool
+	}{
+		{[]string{"spec", "config"}, "doc", true},
+		{[]string{"spec", "other"}, nil, false},
+		{[]string{"spec", "missing"}, nil, false},
+		{[]string{"spec", "config", "deeper"}, nil, false},
+		{[]string{"spec"}, nil, false},
+	} {
+		if got, ok := p.Replacing(c.path...); got != c.want || ok != c.ok {
+			t.Errorf("Replacing(%v) = %v, %v; want %v, %v", c.path, got, ok, c.want, c.ok)
+		}
+	}
+	var none *Prune
+	if _, ok := none.Replacing("spec"); ok {
+		t.Error("a nil Prune replaces")
+	}
+}
