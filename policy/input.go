@@ -95,29 +95,17 @@ var clusterFields = []struct {
 // node's rendered BareMetalHost: the default templates hard-code it, so
 // the rendered object, not the site, is where the fact is.
 func (v *view) certVerification(b *render.Bundle) {
-	byHost := map[string]map[string]any{}
+	byHost := map[string]bmcCert{}
 	for _, o := range b.Objects {
 		if o.Kind != render.KindBareMetalHost {
 			continue
 		}
-		host := o.Name
-		content := o.Map()
-		if md, ok := content["metadata"].(map[string]any); ok {
-			if ann, ok := md["annotations"].(map[string]any); ok {
-				if h, ok := ann[render.AnnotationBMACHostname].(string); ok && h != "" {
-					host = h
-				}
-			}
-		}
-		byHost[host] = content
+		host, disabled, set := render.BareMetalHostBMC(o)
+		byHost[host] = bmcCert{disabled: disabled, known: set}
 	}
 	v.certs = make([]bmcCert, len(v.m.Nodes))
 	for i := range v.m.Nodes {
-		spec, _ := byHost[v.m.Nodes[i].HostName]["spec"].(map[string]any)
-		bmc, _ := spec["bmc"].(map[string]any)
-		if d, ok := bmc["disableCertificateVerification"].(bool); ok {
-			v.certs[i] = bmcCert{disabled: d, known: true}
-		}
+		v.certs[i] = byHost[v.m.Nodes[i].HostName]
 	}
 }
 

@@ -273,3 +273,41 @@ func TestRedactingYAMLWritesTyped(t *testing.T) {
 		}
 	}
 }
+
+// A BareMetalHost's BMC facts read from its typed form are the ones its
+// content map gives: every generated shape, inspection and certificate
+// verification as the templates set them.
+func TestBareMetalHostBMCReadsAsItsContent(t *testing.T) {
+	for _, shape := range []gen.Shape{gen.ShapeSNO, gen.ShapeHA} {
+		dir := t.TempDir()
+		if _, err := gen.Generate(dir, gen.Config{Sites: 3, Shape: shape, Seed: 9}); err != nil {
+			t.Fatal(err)
+		}
+		r, ss := loadDir(t, dir, []string{"."}, "")
+		for _, s := range ss {
+			typed, _ := r.RenderTyped(s)
+			maps, _ := r.Render(s)
+			if typed == nil || maps == nil || len(typed.Objects) != len(maps.Objects) {
+				t.Fatalf("%s: bundles differ", s.Name)
+			}
+			hosts := 0
+			for i, o := range typed.Objects {
+				if o.Kind != render.KindBareMetalHost {
+					continue
+				}
+				if o.Content != nil {
+					t.Fatalf("%s: %s was not written typed", s.Name, o.Ref())
+				}
+				hosts++
+				h1, d1, s1 := render.BareMetalHostBMC(o)
+				h2, d2, s2 := render.BareMetalHostBMC(maps.Objects[i])
+				if h1 != h2 || d1 != d2 || s1 != s2 {
+					t.Errorf("%s: typed (%q, %v, %v), map (%q, %v, %v)", o.Ref(), h1, d1, s1, h2, d2, s2)
+				}
+			}
+			if hosts == 0 {
+				t.Fatalf("%s: no BareMetalHost", s.Name)
+			}
+		}
+	}
+}
