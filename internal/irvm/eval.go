@@ -487,7 +487,7 @@ func (st *state) function(caller *frame, f *fn, args []ir.Operand) (*ast.Term, e
 		fr.locals[p] = st.operand(caller, args[i])
 	}
 	var key memoKey
-	memoized := f.pure && f.stats.worth()
+	memoized := f.pure && f.stats.worth() && scalars(fr.locals, f.params[2:])
 	if memoized {
 		var v *ast.Term
 		var ok bool

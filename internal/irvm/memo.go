@@ -17,7 +17,9 @@ import (
 //
 // A value is kept the second time its call is made, so that the values of
 // one site (a host name, a MAC) do not fill the table, and the table is
-// bounded; a call whose evaluation failed keeps nothing.
+// bounded; a call whose evaluation failed keeps nothing. Only calls whose
+// arguments are strings, numbers, booleans or null are kept: a
+// collection argument is its caller's, which the table must not hold.
 const (
 	maxMemo     = 4096
 	maxSeenOnce = 1 << 16
@@ -130,6 +132,17 @@ func (m *memo) put(k memoKey, f *fn, locals []*ast.Term, params []ir.Local, v *a
 	s.n++
 }
 
+// scalars reports whether every argument is a string, number, boolean
+// or null.
+func scalars(locals []*ast.Term, params []ir.Local) bool {
+	for _, p := range params {
+		if t := locals[p]; t == nil || !ast.IsScalar(t.Value) {
+			return false
+		}
+	}
+	return true
+}
+
 func sameArgs(args, locals []*ast.Term, params []ir.Local) bool {
 	for i, p := range params {
 		if args[i] == nil || locals[p] == nil || !identical(args[i].Value, locals[p].Value) {
@@ -139,62 +152,15 @@ func sameArgs(args, locals []*ast.Term, params []ir.Local) bool {
 	return true
 }
 
-// identical is equality that also tells numbers written differently
-// apart: 1 == 1.0 in Rego, but json.marshal writes them differently, so a
-// value kept for one is not the value for the other.
+// identical is equality of scalars that also tells numbers written
+// differently apart: 1 == 1.0 in Rego, but json.marshal writes them
+// differently, so a value kept for one is not the value for the other.
 func identical(a, b ast.Value) bool {
-	switch a := a.(type) {
-	case ast.Number:
-		n, ok := b.(ast.Number)
-		return ok && a == n
-	case *ast.Array:
-		c, ok := b.(*ast.Array)
-		if !ok || a.Len() != c.Len() {
-			return false
-		}
-		for i := range a.Len() {
-			if !identical(a.Elem(i).Value, c.Elem(i).Value) {
-				return false
-			}
-		}
-		return true
-	case ast.Object:
-		c, ok := b.(ast.Object)
-		if !ok || a.Len() != c.Len() {
-			return false
-		}
-		same := true
-		a.Until(func(k, v *ast.Term) bool {
-			w := c.Get(k)
-			same = w != nil && identical(v.Value, w.Value)
-			if _, num := k.Value.(ast.Number); same && num {
-				same = identical(k.Value, keyOf(c, k).Value)
-			}
-			return !same
-		})
-		return same
-	case ast.Set:
-		c, ok := b.(ast.Set)
-		if !ok || a.Len() != c.Len() {
-			return false
-		}
-		// Members equal as Rego compares them but written differently
-		// (1 and 1.0) are rare enough to be told apart by their text.
-		return a.Compare(c) == 0 && a.String() == c.String()
+	if n, ok := a.(ast.Number); ok {
+		m, ok := b.(ast.Number)
+		return ok && n == m
 	}
 	return a.Compare(b) == 0
-}
-
-// keyOf is the key of obj that equals k, as obj holds it.
-func keyOf(obj ast.Object, k *ast.Term) *ast.Term {
-	var found *ast.Term
-	obj.Until(func(key, _ *ast.Term) bool {
-		if key.Value.Compare(k.Value) == 0 {
-			found = key
-		}
-		return found != nil
-	})
-	return found
 }
 
 // markPure sets fn.pure on the functions that are: those that read input

@@ -172,9 +172,13 @@ type resolver struct {
 	// statements in order, OPA reuses locals between blocks); scans are
 	// the scans around it, each with the locals its body changes and
 	// those it gives another value: a body runs again with what it left.
-	owned map[ir.Local]bool
-	scans []*scanLocals
-	err   error
+	owned  map[ir.Local]bool
+	scans  []*scanLocals
+	blocks []*blockLocals
+	// nextMayStop marks the next block entered as one that may stop
+	// before its end whatever it holds (a scan's body, a not's block).
+	nextMayStop bool
+	err         error
 	// dataRef says which locals hold, at this point, the value of a
 	// reference into data being looked up (program.dataRefs).
 	dataRef map[ir.Local]bool
@@ -182,13 +186,48 @@ type resolver struct {
 
 type scanLocals struct{ changed, assigned map[ir.Local]bool }
 
+// blockLocals is what ownership knows of the block being walked: owned as
+// it entered, the locals given another value in it (nested blocks
+// included), and whether it may stop before its end, when a make in it
+// may not have run.
+type blockLocals struct {
+	before   map[ir.Local]bool
+	assigned map[ir.Local]bool
+	mayStop  bool
+}
+
 func (v *resolver) Before(x any) {
-	if _, ok := x.(*ir.ScanStmt); ok {
+	switch x.(type) {
+	case *ir.ScanStmt:
 		v.scans = append(v.scans, &scanLocals{changed: map[ir.Local]bool{}, assigned: map[ir.Local]bool{}})
+		v.nextMayStop = true // the body may run no time
+	case *ir.NotStmt:
+		v.nextMayStop = true // the not holds when its block stopped
+	case *ir.Block:
+		v.blocks = append(v.blocks, &blockLocals{before: maps.Clone(v.owned), assigned: map[ir.Local]bool{}, mayStop: v.nextMayStop})
+		v.nextMayStop = false
 	}
 }
 
 func (v *resolver) After(x any) {
+	if _, ok := x.(*ir.Block); ok {
+		b := v.blocks[len(v.blocks)-1]
+		v.blocks = v.blocks[:len(v.blocks)-1]
+		// After a block that may have stopped early, a local is owned
+		// only if it was before and nothing in the block gave it another
+		// value: a make in the block may not have run.
+		if b.mayStop {
+			for l, owned := range v.owned {
+				if owned && (!b.before[l] || b.assigned[l]) {
+					v.owned[l] = false
+				}
+			}
+		}
+		if len(v.blocks) > 0 {
+			maps.Copy(v.blocks[len(v.blocks)-1].assigned, b.assigned)
+		}
+		return
+	}
 	if _, ok := x.(*ir.ScanStmt); !ok {
 		return
 	}
@@ -254,6 +293,9 @@ func (v *resolver) ownership(x any) error {
 	if v.err != nil {
 		return v.err
 	}
+	if s, ok := x.(ir.Stmt); ok && len(v.blocks) > 0 && mayStop(s) {
+		v.blocks[len(v.blocks)-1].mayStop = true
+	}
 	switch s := x.(type) {
 	case *ir.MakeArrayStmt:
 		v.owned[s.Target] = true
@@ -306,6 +348,22 @@ func (v *resolver) assign(l ir.Local) {
 	for _, sc := range v.scans {
 		sc.assigned[l] = true
 	}
+	if len(v.blocks) > 0 {
+		v.blocks[len(v.blocks)-1].assigned[l] = true
+	}
+}
+
+// mayStop reports whether a statement may end its block: it may be
+// undefined, or break, or hold blocks that may.
+func mayStop(s ir.Stmt) bool {
+	switch s.(type) {
+	case *ir.MakeArrayStmt, *ir.MakeObjectStmt, *ir.MakeSetStmt, *ir.MakeNullStmt, *ir.MakeNumberIntStmt,
+		*ir.MakeNumberRefStmt, *ir.AssignVarStmt, *ir.AssignVarOnceStmt, *ir.AssignIntStmt, *ir.ResetLocalStmt,
+		*ir.ArrayAppendStmt, *ir.SetAddStmt, *ir.ObjectInsertStmt, *ir.ObjectInsertOnceStmt, *ir.ReturnLocalStmt,
+		*ir.ResultSetAddStmt, *ir.NopStmt:
+		return false
+	}
+	return true
 }
 
 // locals counts the locals a statement names, in any of its fields.
