@@ -10,7 +10,7 @@ import (
 // typedZeroFields are fields the upstream Go types serialize even when they are
 // zero (no omitempty), while the generator leaves every unset value out (the
 // generator's getClusterCR works on untyped maps). They are removed when zero
-// (zeroValue) so that output matches; a field's own fields are removed
+// (tomap.Zero) so that output matches; a field's own fields are removed
 // before it is tested.
 var typedZeroFields = map[string][][]string{
 	KindNamespace:         {{"spec"}},
@@ -43,7 +43,7 @@ var prunes = func() map[string]*tomap.Prune {
 				}
 				node = next
 			}
-			node.Drop = zeroValue
+			node.Drop = tomap.Zero
 		}
 		out[kind] = p
 	}
@@ -103,30 +103,3 @@ func toContent(kind string, obj any, p *tomap.Prune) (map[string]any, error) {
 }
 
 func isNull(v any) bool { return v == nil }
-
-// zeroValue reports whether a converted value is what the generator would
-// not write: null, false, "", or a mapping of nothing but such mappings.
-func zeroValue(v any) bool {
-	switch v := v.(type) {
-	case nil:
-		return true
-	case bool:
-		return !v
-	case string:
-		return v == ""
-	case map[string]any:
-		return emptyTree(v)
-	}
-	return false
-}
-
-// emptyTree reports whether a map holds nothing but empty maps.
-func emptyTree(m map[string]any) bool {
-	for _, v := range m {
-		sub, ok := v.(map[string]any)
-		if !ok || !emptyTree(sub) {
-			return false
-		}
-	}
-	return true
-}

@@ -75,3 +75,24 @@ func (p *Prune) apply(v any, copying bool) any {
 	}
 	return v
 }
+
+// Zero is a Drop for the fields an upstream Go type writes even when they
+// are zero: null, false, "", or a mapping of nothing but such mappings.
+func Zero(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !v
+	case string:
+		return v == ""
+	case map[string]any:
+		for _, sub := range v {
+			if m, ok := sub.(map[string]any); !ok || !Zero(m) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/siteops/siteops/internal/tomap/tomaptest"
 )
 
 func TestPruneApply(t *testing.T) {
@@ -13,12 +12,12 @@ func TestPruneApply(t *testing.T) {
 		"spec": {Keys: map[string]*Prune{
 			// The keys below are pruned first, so bmc is empty once
 			// both are gone.
-			"bmc":  {Drop: tomaptest.Empty, Keys: map[string]*Prune{"address": {Drop: tomaptest.Empty}, "name": {Drop: tomaptest.Empty}}},
-			"flag": {Drop: tomaptest.Empty},
-			"list": {Drop: tomaptest.Empty, Keys: map[string]*Prune{"x": {Omit: true}}},
+			"bmc":  {Drop: Zero, Keys: map[string]*Prune{"address": {Drop: Zero}, "name": {Drop: Zero}}},
+			"flag": {Drop: Zero},
+			"list": {Drop: Zero, Keys: map[string]*Prune{"x": {Omit: true}}},
 		}},
 		"absent": {Omit: true},
-		"doc":    {Replace: true, Value: map[string]any{"free": []any{1, "a"}}, Drop: tomaptest.Empty},
+		"doc":    {Replace: true, Value: map[string]any{"free": []any{1, "a"}}, Drop: Zero},
 		"none":   {Replace: true, Value: "x"},
 	}}
 	for _, c := range []struct {

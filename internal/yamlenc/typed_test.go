@@ -222,7 +222,7 @@ func TestAppendTypedDepthLimit(t *testing.T) {
 // pointers, Go maps and types that marshal themselves.
 func TestAppendTypedPrunedMatchesApply(t *testing.T) {
 	drop := func(keys map[string]*tomap.Prune) *tomap.Prune {
-		return &tomap.Prune{Drop: tomaptest.Empty, Keys: keys}
+		return &tomap.Prune{Drop: tomap.Zero, Keys: keys}
 	}
 	meta := &tomap.Prune{Keys: map[string]*tomap.Prune{"creationTimestamp": drop(nil), "labels": drop(nil)}}
 	base := &tomap.Prune{Keys: map[string]*tomap.Prune{"status": {Omit: true}, "metadata": meta}}
@@ -247,7 +247,7 @@ func TestAppendTypedPrunedMatchesApply(t *testing.T) {
 			"a": drop(nil), "missing": {Omit: true},
 			// Replaced: a struct, a time, a key omitempty may leave out.
 			"zero": {Replace: true, Value: map[string]any{"doc": []any{int64(1), "two", nil, map[string]any{}}}},
-			"at":   {Replace: true, Value: "replaced"}, "any": {Replace: true, Value: true, Drop: tomaptest.Empty},
+			"at":   {Replace: true, Value: "replaced"}, "any": {Replace: true, Value: true, Drop: tomap.Zero},
 		}}},
 		{&aiv1beta1.NMStateConfig{}, &tomap.Prune{Keys: map[string]*tomap.Prune{
 			"status": {Omit: true}, "metadata": meta,
