@@ -47,6 +47,6 @@ func (r *siteRender) directObject(kind string, node int, typed any, prune *tomap
 	m.store()
 	return &Object{
 		APIVersion: tm.APIVersion, Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName(),
-		Wave: annotatedWave(obj.GetAnnotations()), typed: typed, prune: prune, built: &builtContent{},
+		Wave: annotatedWave(obj.GetAnnotations()), typed: typed, prune: prune,
 	}
 }

@@ -116,7 +116,7 @@ func DiscoveryIgnition(infraEnv *Object, nmStateConfigs []*Object) (*Discovery, 
 	if infraEnv == nil || infraEnv.Kind != KindInfraEnv {
 		return nil, fmt.Errorf("discovery ignition: not an InfraEnv")
 	}
-	spec, _ := infraEnv.content()["spec"].(map[string]any)
+	spec, _ := infraEnv.Map()["spec"].(map[string]any)
 	b := discoveryBuilder{
 		id:       infraEnvID(infraEnv.Namespace, infraEnv.Name),
 		cfg:      types.Config{Ignition: types.Ignition{Version: discoveryVersion}},
@@ -175,7 +175,7 @@ func NMStateSelectorMatches(infraEnv, nmStateConfig *Object) bool {
 	if infraEnv == nil || nmStateConfig == nil || nmStateConfig.Kind != KindNMStateConfig {
 		return false
 	}
-	spec, _ := infraEnv.content()["spec"].(map[string]any)
+	spec, _ := infraEnv.Map()["spec"].(map[string]any)
 	raw, _ := spec["nmStateConfigLabelSelector"].(map[string]any)
 	var sel metav1.LabelSelector
 	for k, v := range asMap(raw["matchLabels"]) {
@@ -234,7 +234,7 @@ func nmStateFactsOf(o *Object) nmStateFacts {
 		}
 		return f
 	}
-	content := o.content()
+	content := o.Map()
 	md, _ := content["metadata"].(map[string]any)
 	for k, v := range asMap(md["labels"]) {
 		if s, ok := v.(string); ok {

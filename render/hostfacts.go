@@ -18,7 +18,7 @@ func BareMetalHostBMC(o *Object) (host string, disabled, set bool) {
 		// omitempty: the map has the key only when it is true.
 		return host, t.Spec.BMC.DisableCertificateVerification, t.Spec.BMC.DisableCertificateVerification
 	}
-	content := o.content()
+	content := o.Map()
 	if md, ok := content["metadata"].(map[string]any); ok {
 		if ann, ok := md["annotations"].(map[string]any); ok {
 			if h, ok := ann[AnnotationBMACHostname].(string); ok && h != "" {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"sync"
 
 	"github.com/siteops/siteops/internal/tomap"
 	"github.com/siteops/siteops/internal/yamlenc"
@@ -29,50 +28,35 @@ type Object struct {
 	// when Content is nil.
 	typed any
 	prune *tomap.Prune
-	// built is content's map of a typed object, built at its first read:
-	// a check reads an InfraEnv's and NMStateConfigs' content for each
-	// selector and for the discovery Ignition. A copy of the Object
-	// shares it, as it shares typed.
-	built *builtContent
-}
-
-type builtContent struct {
-	once sync.Once
-	m    map[string]any
-}
-
-// content is the object's content: Content, or for an object written from
-// its typed form, the map its content would have been, built afresh (and
-// nil if the typed object cannot be converted, which AppendYAML reports).
-// The exported helpers that read an object's content go through it, so
-// that an object of RenderEncoded's bundle reads as one of Render's.
-func (o *Object) content() map[string]any {
-	if o.Content != nil || o.typed == nil {
-		return o.Content
-	}
-	if o.built == nil {
-		return o.build()
-	}
-	o.built.once.Do(func() { o.built.m = o.build() })
-	return o.built.m
-}
-
-// build converts a typed object to its content map.
-func (o *Object) build() map[string]any {
-	m, err := tomap.Object(o.typed)
-	if err != nil {
-		return nil
-	}
-	// A replaced value is the site's own document: copied, as the map
-	// path copies it; the rest is the conversion's own.
-	o.prune.ApplyCopying(m)
-	return m
+	// built is the map Map built for a typed object, at its first read:
+	// a check reads an InfraEnv's content for each selector and for the
+	// discovery Ignition. It is set without a lock: a bundle is read by
+	// one goroutine at a time.
+	built map[string]any
 }
 
 // Map is the object's content: Content, or for an object of RenderTyped
 // or RenderEncoded without it, the map Render would have given, built at
-// the first call. It is the object's own: a reader does not change it.
-func (o *Object) Map() map[string]any { return o.content() }
+// the first call (nil if the typed object cannot be converted, which
+// AppendYAML reports). It is the object's own: a reader does not change
+// it. This package's readers of content go through it, so that an object
+// of RenderEncoded's bundle reads as one of Render's.
+func (o *Object) Map() map[string]any {
+	if o.Content != nil || o.typed == nil {
+		return o.Content
+	}
+	if o.built == nil {
+		m, err := tomap.Object(o.typed)
+		if err != nil {
+			return nil
+		}
+		// A replaced value is the site's own document: copied, as the map
+		// path copies it; the rest is the conversion's own.
+		o.prune.ApplyCopying(m)
+		o.built = m
+	}
+	return o.built
+}
 
 // Ref names an object as kind namespace/name.
 func (o *Object) Ref() string {

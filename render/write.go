@@ -97,7 +97,7 @@ func (jsonEncoder) Ext() string    { return ".json" }
 func (jsonEncoder) Encode(dst []byte, b *Bundle) ([]byte, error) {
 	for _, o := range b.Objects {
 		dst = append(dst, ",\n"...)
-		raw, err := json.Marshal(o.content())
+		raw, err := json.Marshal(o.Map())
 		if err != nil {
 			return nil, fmt.Errorf("encode %s: %w", o.Ref(), err)
 		}
