@@ -5,64 +5,21 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
-	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/topdown"
 )
 
-// evaluate runs query over module with topdown (target "") or this
-// evaluator, and gives the result set as text, or the error.
-func evaluate(t *testing.T, target, module, query string, input, data ast.Object) (string, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	opts := []func(*rego.Rego){
-		rego.Module("test.rego", module),
-		rego.Query(query),
-		rego.Store(inmem.NewFromASTObject(data)),
-	}
-	if target != "" {
-		opts = append(opts, rego.Target(target))
-		ctx = WithData(ctx, data)
-	}
-	pq, err := rego.New(opts...).PrepareForEval(ctx)
-	if err != nil {
-		return "", err
-	}
-	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input))
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	for _, r := range rs {
-		for _, name := range []string{"x", "y", "z"} {
-			if v, ok := r.Bindings[name]; ok {
-				t, err := ast.InterfaceToValue(v)
-				if err != nil {
-					return "", err
-				}
-				b.WriteString(name + "=" + t.String() + ";")
-			}
-		}
-		b.WriteString("\n")
-	}
-	return b.String(), nil
-}
-
 func TestEvaluatesAsTopdown(t *testing.T) {
-	input := ast.MustParseTerm(`{
-		"site": {"name": "a", "nodes": [
+	input := `{"site": {"name": "a", "nodes": [
 			{"role": "master", "hostname": "m0", "macs": ["aa:bb", "cc:dd"], "labels": {"x": "1"}},
 			{"role": "master", "hostname": "m1", "macs": ["ee:ff"]},
 			{"role": "worker", "hostname": "w0", "macs": []}
 		],
 		"cidrs": ["10.0.0.0/24", "10.0.1.0/24", "bad"],
-		"n": 3, "f": 1.5, "s": "Hello, World", "nested": {"a": {"b": [1, 2, {"c": "PRIVATE"}]}}}
-	}`).Value.(ast.Object)
-	data := ast.MustParseTerm(`{"fleet": {"macs": {"aa:bb": [{"site": "a"}, {"site": "b"}]}}, "limits": {"n": 2}}`).Value.(ast.Object)
+		"n": 3, "f": 1.5, "s": "Hello, World", "nested": {"a": {"b": [1, 2, {"c": "PRIVATE"}]}}}}`
+	data := `{"fleet": {"macs": {"aa:bb": [{"site": "a"}, {"site": "b"}]}}, "limits": {"n": 2}}`
 	cases := []struct{ name, module, query string }{
 		{"complete", `package p
 x := count(input.site.nodes)`, "x := data.p.x"},
@@ -118,34 +75,26 @@ a := 1
 b contains 2
 c := {"k": a}`, "x := data.p.a; y := data.p.b; z := data.p.c"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			want, werr := evaluate(t, "", c.module, c.query, input, data)
-			got, gerr := evaluate(t, Target, c.module, c.query, input, data)
-			if (werr != nil) != (gerr != nil) {
-				t.Fatalf("topdown error %v, IR error %v", werr, gerr)
-			}
-			if got != want {
-				t.Errorf("IR gives\n%s\ntopdown gives\n%s", got, want)
-			}
-			if want == "" && werr == nil {
-				t.Errorf("the case has no result: it tests nothing")
-			}
-		})
+	diff := make([]diffCase, len(cases))
+	for i, c := range cases {
+		diff[i] = diffCase{name: c.name, module: c.module, query: c.query, inputs: []string{input}, data: data}
 	}
+	compareCases(t, diff)
 }
 
 func TestConflictsAreErrors(t *testing.T) {
-	input := ast.MustParseTerm(`{"a": [1, 2]}`).Value.(ast.Object)
-	module := `package p
-x := v if some v in input.a`
-	_, err := evaluate(t, Target, module, "x := data.p.x", input, ast.NewObject())
-	var te *topdown.Error
-	if !errors.As(err, &te) || te.Code != topdown.ConflictErr {
-		t.Fatalf("got %v, want a conflict error", err)
-	}
-	if _, err := evaluate(t, "", module, "x := data.p.x", input, ast.NewObject()); err == nil {
-		t.Fatalf("topdown takes the conflict: the case tests nothing")
+	c := diffCase{module: "package p\nx := v if some v in input.a", query: "x := data.p.x"}
+	in := rego.EvalParsedInput(ast.MustParseTerm(`{"a": [1, 2]}`).Value)
+	for _, target := range []string{"", Target} {
+		pq, ctx, err := prepareCase(t, target, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = pq.Eval(ctx, in)
+		var te *topdown.Error
+		if !errors.As(err, &te) || te.Code != topdown.ConflictErr {
+			t.Errorf("target %q: got %v, want a conflict error", target, err)
+		}
 	}
 }
 
