@@ -299,27 +299,27 @@ func (st *state) stmt(fr *frame, s ir.Stmt) (bool, uint32, error) {
 			return undefined, 0, nil
 		}
 	case *ir.ArrayAppendStmt:
-		arr, ok := l[s.Array].Value.(*ast.Array)
-		if !ok {
-			return false, 0, fmt.Errorf("irvm: append to a %s", ast.ValueName(l[s.Array].Value))
+		arr, err := made[*ast.Array](st, l[s.Array], s.Location)
+		if err != nil {
+			return false, 0, err
 		}
 		l[s.Array] = ast.NewTerm(arr.Append(st.operand(fr, s.Value)))
 	case *ir.SetAddStmt:
-		set, ok := l[s.Set].Value.(ast.Set)
-		if !ok {
-			return false, 0, fmt.Errorf("irvm: add to a %s", ast.ValueName(l[s.Set].Value))
+		set, err := made[ast.Set](st, l[s.Set], s.Location)
+		if err != nil {
+			return false, 0, err
 		}
 		set.Add(st.operand(fr, s.Value))
 	case *ir.ObjectInsertStmt:
-		obj, ok := l[s.Object].Value.(ast.Object)
-		if !ok {
-			return false, 0, fmt.Errorf("irvm: insert into a %s", ast.ValueName(l[s.Object].Value))
+		obj, err := made[ast.Object](st, l[s.Object], s.Location)
+		if err != nil {
+			return false, 0, err
 		}
 		obj.Insert(st.operand(fr, s.Key), st.operand(fr, s.Value))
 	case *ir.ObjectInsertOnceStmt:
-		obj, ok := l[s.Object].Value.(ast.Object)
-		if !ok {
-			return false, 0, fmt.Errorf("irvm: insert into a %s", ast.ValueName(l[s.Object].Value))
+		obj, err := made[ast.Object](st, l[s.Object], s.Location)
+		if err != nil {
+			return false, 0, err
 		}
 		k, v := st.operand(fr, s.Key), st.operand(fr, s.Value)
 		if old := obj.Get(k); old != nil {
@@ -359,11 +359,21 @@ func (st *state) stmt(fr *frame, s ir.Stmt) (bool, uint32, error) {
 }
 
 func (st *state) conflict(l ir.Location, msg string) error {
-	loc := &ast.Location{Row: l.Row, Col: l.Col}
-	if l.File >= 0 && l.File < len(st.p.files) {
-		loc.File = st.p.files[l.File]
+	return &topdown.Error{Code: topdown.ConflictErr, Location: st.p.location(l), Message: msg}
+}
+
+// made is the collection a statement changes in place, which the plan
+// made (prepare's ownership check): another value is the plan's error,
+// reported at the policy's line.
+func made[T ast.Value](st *state, t *ast.Term, l ir.Location) (T, error) {
+	if t != nil {
+		if v, ok := t.Value.(T); ok {
+			return v, nil
+		}
 	}
-	return &topdown.Error{Code: topdown.ConflictErr, Location: loc, Message: msg}
+	var want T
+	return want, &topdown.Error{Code: topdown.InternalErr, Location: st.p.location(l),
+		Message: fmt.Sprintf("the plan changes in place %v where it made a %T", t, want)}
 }
 
 // operand is the value of an operand: a local (nil when undefined), a

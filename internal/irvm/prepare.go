@@ -409,7 +409,7 @@ func (v *resolver) env(o ir.Operand) {
 }
 
 func (v *resolver) callee(s *ir.CallStmt) (*call, error) {
-	loc := v.location(s.Location)
+	loc := v.p.location(s.Location)
 	if f, ok := v.byName[s.Func]; ok {
 		if len(s.Args) != len(f.params) {
 			return nil, fmt.Errorf("irvm: %s called with %d arguments, wants %d", s.Func, len(s.Args), len(f.params))
@@ -434,12 +434,11 @@ func (v *resolver) callee(s *ir.CallStmt) (*call, error) {
 	return &call{bi: b, loc: loc}, nil
 }
 
-// location is where a statement comes from in the policy, for the errors
-// of built-ins.
-func (v *resolver) location(l ir.Location) *ast.Location {
+// location is where a statement comes from in the policy, for errors.
+func (p *program) location(l ir.Location) *ast.Location {
 	loc := &ast.Location{Row: l.Row, Col: l.Col}
-	if l.File >= 0 && l.File < len(v.p.files) {
-		loc.File = v.p.files[l.File]
+	if l.File >= 0 && l.File < len(p.files) {
+		loc.File = p.files[l.File]
 	}
 	return loc
 }
