@@ -64,7 +64,7 @@ type Engine struct {
 		mu       sync.Mutex
 		prepared bool
 		pq       rego.PreparedEvalQuery
-		ir       bool
+		ir       bool // run by internal/irvm, not topdown (which it fell back to)
 	}
 }
 
@@ -105,20 +105,11 @@ func Load(ctx context.Context, opts ...Option) (*Engine, error) {
 	}
 	all := maps.Clone(mods)
 	maps.Copy(all, user)
-	c := ast.NewCompiler().
-		WithCapabilities(capabilities()).
-		WithEnablePrintStatements(false).
-		WithDefaultRegoVersion(ast.RegoV1).
-		WithUseTypeCheckAnnotations(true)
+	c := newCompiler()
 	if c.Compile(all); c.Failed() {
 		return nil, fmt.Errorf("compile policies: %w", astErrors(c.Errors))
 	}
-	ci := ast.NewCompiler().
-		WithCapabilities(capabilities()).
-		WithEnablePrintStatements(false).
-		WithDefaultRegoVersion(ast.RegoV1).
-		WithUseTypeCheckAnnotations(true).
-		WithEvalMode(ast.EvalModeIR)
+	ci := newCompiler().WithEvalMode(ast.EvalModeIR)
 	if ci.Compile(maps.Clone(mods)); ci.Failed() {
 		return nil, fmt.Errorf("compile built-in rules: %w", astErrors(ci.Errors))
 	}
@@ -181,6 +172,16 @@ func Load(ctx context.Context, opts ...Option) (*Engine, error) {
 		}
 	}
 	return e, nil
+}
+
+// newCompiler is a compiler of policies in the sandbox (capabilities), in
+// Rego v1, without print statements.
+func newCompiler() *ast.Compiler {
+	return ast.NewCompiler().
+		WithCapabilities(capabilities()).
+		WithEnablePrintStatements(false).
+		WithDefaultRegoVersion(ast.RegoV1).
+		WithUseTypeCheckAnnotations(true)
 }
 
 // Rules lists every rule, built-in (engine and library) then user, each

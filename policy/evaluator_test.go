@@ -31,11 +31,10 @@ func TestEvaluatorsAgree(t *testing.T) {
 		return e
 	}
 	ir, td := load(), load(withTopdown())
-	run, err := ir.Start(ctx)
-	if err != nil {
+	if _, err := ir.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if !run.ir {
+	if !ir.localQuery.ir {
 		t.Fatal("the library is not run by internal/irvm")
 	}
 	type fleet struct {

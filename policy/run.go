@@ -39,8 +39,6 @@ type Run struct {
 	ctx         context.Context
 	co          checkOptions
 	local, user rego.PreparedEvalQuery
-	// ir says that local is run by internal/irvm, not topdown.
-	ir bool
 
 	mu       sync.Mutex
 	checked  []*SiteCheck
@@ -73,11 +71,11 @@ func (e *Engine) Start(ctx context.Context, opts ...CheckOption) (*Run, error) {
 		o(&r.co)
 	}
 	if !e.local.empty() {
-		pq, ir, err := e.preparedLocal(ctx)
+		pq, err := e.preparedLocal(ctx)
 		if err != nil {
 			return nil, err
 		}
-		r.local, r.ir = pq, ir
+		r.local = pq
 	}
 	if !e.user.empty() {
 		pq, _, err := e.prepare(ctx, e.user, ast.NewObject(), false)
@@ -91,18 +89,18 @@ func (e *Engine) Start(ctx context.Context, opts ...CheckOption) (*Run, error) {
 
 // preparedLocal is the local query, prepared by the first Run that
 // succeeds in it (a cancelled one leaves it to the next).
-func (e *Engine) preparedLocal(ctx context.Context) (rego.PreparedEvalQuery, bool, error) {
+func (e *Engine) preparedLocal(ctx context.Context) (rego.PreparedEvalQuery, error) {
 	lq := &e.localQuery
 	lq.mu.Lock()
 	defer lq.mu.Unlock()
 	if !lq.prepared {
 		pq, ir, err := e.prepare(ctx, e.local, ast.NewObject(), !e.o.topdown)
 		if err != nil {
-			return pq, false, err
+			return pq, err
 		}
 		lq.pq, lq.ir, lq.prepared = pq, ir, true
 	}
-	return lq.pq, lq.ir, nil
+	return lq.pq, nil
 }
 
 // prepare compiles a query for a run, with the user's data and fleet (an
