@@ -200,26 +200,41 @@ func NMStateSelectorMatches(infraEnv, nmStateConfig *Object) bool {
 	if err != nil {
 		return false
 	}
-	return s.Matches(labels.Set(nmStateFactsOf(nmStateConfig).labels))
+	return s.Matches(labels.Set(nmStateLabels(nmStateConfig)))
 }
 
-// nmStateFacts is what the selector and the discovery Ignition read of an
-// NMStateConfig: its labels, its nmstate document (nil: none) and its
-// interfaces (name, MAC).
+// nmStateLabels are an NMStateConfig's labels, from its typed form when
+// it has one.
+func nmStateLabels(o *Object) map[string]string {
+	if t, ok := o.typed.(*aiv1beta1.NMStateConfig); ok && o.Content == nil {
+		return t.GetLabels()
+	}
+	md, _ := o.Map()["metadata"].(map[string]any)
+	var out map[string]string
+	for k, v := range asMap(md["labels"]) {
+		if s, ok := v.(string); ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// nmStateFacts is what the discovery Ignition reads of an NMStateConfig:
+// its nmstate document (nil: none) and its interfaces (name, MAC).
 type nmStateFacts struct {
-	labels map[string]string
 	config any
 	itfs   [][2]string
 }
 
 // nmStateFactsOf reads an NMStateConfig's facts from its typed form when
-// it has one, as its content map would give them: the map is not built
-// for them (a check reads every NMStateConfig of a site once per
-// InfraEnv).
+// it has one, as its content map would give them, without building the
+// map.
 func nmStateFactsOf(o *Object) nmStateFacts {
 	var f nmStateFacts
 	if t, ok := o.typed.(*aiv1beta1.NMStateConfig); ok && o.Content == nil {
-		f.labels = t.GetLabels()
 		// The nmstate document is put in by the prune tree (pruneFor);
 		// without one, spec.config is null and pruned.
 		if c, ok := o.prune.Replacing("spec", "config"); ok && c != nil {
@@ -234,17 +249,7 @@ func nmStateFactsOf(o *Object) nmStateFacts {
 		}
 		return f
 	}
-	content := o.Map()
-	md, _ := content["metadata"].(map[string]any)
-	for k, v := range asMap(md["labels"]) {
-		if s, ok := v.(string); ok {
-			if f.labels == nil {
-				f.labels = map[string]string{}
-			}
-			f.labels[k] = s
-		}
-	}
-	spec, _ := content["spec"].(map[string]any)
+	spec, _ := o.Map()["spec"].(map[string]any)
 	if c, ok := spec["config"]; ok && c != nil {
 		f.config = c
 	}
