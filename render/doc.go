@@ -24,12 +24,13 @@
 // (crAnnotations, the ZTP annotation, ...). The vocabulary (annotations,
 // labels, sync waves, kind order) is in vocabulary.go.
 //
-// Written as YAML by RenderEncoded, an object with no crTemplate
-// configured and whose content would be its typed form as it is skips
-// the map: the
+// Written as YAML by RenderEncoded, or rendered by RenderTyped for a
+// reader of a few objects, an object with no crTemplate configured and
+// whose content would be its typed form as it is skips the map: the
 // post-processing edits the typed object's metadata, and the YAML is
 // written from the typed object with the keys the map would drop left out
-// (prunes, direct.go). Both forms give the same bytes.
+// (prunes, direct.go). Both forms give the same bytes; Object.Map builds
+// the map of such an object when it is read.
 //
 // # Order
 //
