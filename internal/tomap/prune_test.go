@@ -3,7 +3,6 @@ package tomap
 import (
 	"reflect"
 	"testing"
-
 )
 
 func TestPruneApply(t *testing.T) {
